@@ -1,0 +1,106 @@
+"""Failure codes, the `PatchFailure` value, and the small exception tree.
+
+Exceptions (raised only at the API edge)::
+
+    PatchsmithError
+    └── PatchRefused          carries the PatchFailure values that caused the refusal
+        └── PartialApplyError only some hunks located (engine convenience wrapper)
+
+Programmer misuse (a bad argument, a committed transaction reused) raises
+`ValueError`/`RuntimeError` instead, outside this tree, so `except PatchsmithError`
+never hides a caller's bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import Enum
+
+__all__ = [
+    "FailureCode",
+    "PartialApplyError",
+    "PatchFailure",
+    "PatchRefused",
+    "PatchsmithError",
+]
+
+
+class FailureCode(str, Enum):
+    """Why a change was refused. Every code is documented in docs/errors.md."""
+
+    # parsing
+    MALFORMED_PATCH = "MALFORMED_PATCH"
+    # locating
+    PATCH_CONTEXT_MISMATCH = "PATCH_CONTEXT_MISMATCH"
+    AMBIGUOUS_MATCH = "AMBIGUOUS_MATCH"
+    PARTIAL_APPLY = "PARTIAL_APPLY"
+    NO_CHANGE = "NO_CHANGE"
+    # files and paths
+    FILE_NOT_FOUND = "FILE_NOT_FOUND"
+    FILE_ALREADY_EXISTS = "FILE_ALREADY_EXISTS"
+    PATH_OUTSIDE_WORKSPACE = "PATH_OUTSIDE_WORKSPACE"
+    SYMLINK_ESCAPE = "SYMLINK_ESCAPE"
+    BINARY_FILE = "BINARY_FILE"
+    ENCODING_ERROR = "ENCODING_ERROR"
+    CONFLICTING_EDITS = "CONFLICTING_EDITS"
+    IO_ERROR = "IO_ERROR"
+    # runtime: proposals, preconditions, guards
+    STALE_FILE = "STALE_FILE"
+    PRECONDITION_FAILED = "PRECONDITION_FAILED"
+    POSTCONDITION_FAILED = "POSTCONDITION_FAILED"
+    NOT_SUPPORTED_YET = "NOT_SUPPORTED_YET"
+    INVALID_PROPOSAL = "INVALID_PROPOSAL"
+    INVALID_POLICY = "INVALID_POLICY"
+    OUT_OF_SCOPE = "OUT_OF_SCOPE"
+    FORBIDDEN_PATH = "FORBIDDEN_PATH"
+    GENERATED_FILE = "GENERATED_FILE"
+    LOCKFILE_CHANGED = "LOCKFILE_CHANGED"
+    BINARY_CONTENT = "BINARY_CONTENT"
+    SECRET_ADDED = "SECRET_ADDED"
+    EMPTY_WRITE = "EMPTY_WRITE"
+    DIFF_BUDGET_EXCEEDED = "DIFF_BUDGET_EXCEEDED"
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"
+    SYNTAX_ERROR = "SYNTAX_ERROR"
+    RECORD_NOT_FOUND = "RECORD_NOT_FOUND"
+
+
+@dataclass(frozen=True)
+class PatchFailure:
+    """One structured reason for a refusal, small enough for a model to repair from.
+
+    `excerpt` is the closest real region of the file, with line numbers, bounded
+    to about 30 lines; `current_sha256` is the file's hash as it is now, so a
+    retry can be made against exactly that version.
+    """
+
+    code: FailureCode
+    message: str
+    file: str | None = None
+    hunk: int | None = None
+    hint: str | None = None
+    excerpt: str | None = None
+    current_sha256: str | None = None
+    rule: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object used in `--json` output and MCP results."""
+        data = asdict(self)
+        data["code"] = self.code.value
+        return data
+
+
+class PatchsmithError(Exception):
+    """Base of every exception patchsmith raises for a refused change."""
+
+
+class PatchRefused(PatchsmithError):
+    """The change was refused; nothing was written. `failures` says why."""
+
+    def __init__(self, failures: list[PatchFailure] | tuple[PatchFailure, ...]) -> None:
+        self.failures = tuple(failures)
+        summary = "; ".join(f"{f.code.value}: {f.message}" for f in self.failures[:3])
+        super().__init__(summary or "patch refused")
+
+
+class PartialApplyError(PatchRefused):
+    """Only some hunks located; raised by the engine's strict wrapper `apply_hunks_strict`."""

@@ -1,0 +1,113 @@
+"""`EditScript`: every edit format parsed into one shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from patchsmith.engine.model import Hunk
+
+__all__ = [
+    "Action",
+    "EditFormat",
+    "EditOp",
+    "EditScript",
+    "FileEdit",
+    "InsertText",
+    "ParseProblem",
+    "SearchReplace",
+    "WholeContent",
+]
+
+
+class EditFormat(str, Enum):
+    """The formats patchsmith reads. `AUTO` detects by content."""
+
+    AUTO = "auto"
+    UDIFF = "udiff"
+    APPLY_PATCH = "apply_patch"
+    SEARCH_REPLACE = "search_replace"
+    WHOLE_FILE = "whole_file"
+    STR_REPLACE = "str_replace"
+
+
+class Action(str, Enum):
+    """What happens to a file."""
+
+    UPDATE = "update"
+    CREATE = "create"
+    DELETE = "delete"
+    MOVE = "move"
+
+
+@dataclass(frozen=True)
+class SearchReplace:
+    """Replace the unique block `search` with `replace` (both whole lines, "\\n"-terminated).
+
+    An empty `search` appends `replace` to the file (or creates it). A line that
+    is exactly `...` in `search` (and at the same position in `replace`) elides
+    unchanged lines. `exact` marks str_replace tool calls, whose `old_str` must
+    occur exactly once, verbatim (no tolerance, may span partial lines).
+    """
+
+    search: str
+    replace: str
+    exact: bool = False
+    line_hint: int | None = None
+    """1-based line number given by the model, used only to break ties."""
+
+
+@dataclass(frozen=True)
+class WholeContent:
+    """The file's complete new text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class InsertText:
+    """Insert `text` after line `after_line` (0 = at the top), as str_replace `insert` does."""
+
+    after_line: int
+    text: str
+
+
+EditOp = Hunk | SearchReplace | WholeContent | InsertText
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    """The edits for one file.
+
+    `path` is the file as it is now (for CREATE: the file to create); `new_path`
+    is set only for MOVE. For DELETE, `ops` may hold one `WholeContent` with the
+    text the model expects the file to have (a udiff deleting every line).
+    """
+
+    path: str
+    action: Action
+    ops: tuple[EditOp, ...] = ()
+    new_path: str | None = None
+    new_mode: str | None = None
+    start_line: int = 0
+    """0-based line of the model text where this edit starts (for error reports)."""
+    end_line: int = 0
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """A part of the model text that could not be parsed (lines are 1-based, inclusive)."""
+
+    message: str
+    start_line: int
+    end_line: int
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class EditScript:
+    """Everything parsed from one model output, and what could not be parsed."""
+
+    format: EditFormat
+    edits: tuple[FileEdit, ...] = ()
+    problems: tuple[ParseProblem, ...] = field(default_factory=tuple)
