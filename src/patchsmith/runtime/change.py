@@ -1,0 +1,35 @@
+"""`FileChange`: one staged file change, the unit guards, diffs and the store work on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchsmith.formats.script import Action
+
+__all__ = ["FileChange"]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's change, staged in memory before anything is written.
+
+    Paths are POSIX-style and relative to the workspace root. For CREATE,
+    `old_path` and `old_bytes` are `None`; for DELETE, `new_bytes` is `None`;
+    for MOVE, `old_path` differs from `path`. `*_text` is the decoded text
+    (`None` when the content is binary or absent). Modes are `st_mode`
+    permission bits (e.g. 0o644), `None` when absent.
+    """
+
+    path: str
+    action: Action
+    old_path: str | None
+    old_bytes: bytes | None
+    new_bytes: bytes | None
+    old_text: str | None = None
+    new_text: str | None = None
+    old_mode: int | None = None
+    new_mode: int | None = None
+    reason: str = ""
+    """Why this file changes (a proposal's objective, a direct write's reason)."""
+    generated_by_command: bool = False
+    """True for changes a command profile produced (lockfiles may only change this way)."""
