@@ -63,6 +63,8 @@ class FileDiff:
     old_mode: str | None = None
     new_mode: str | None = None
     binary: bool = False
+    has_header: bool = True
+    """False for bare hunks with no `---`/`+++` (or envelope) header: the file is unknown."""
     start_line: int = 0
     """0-based line in the model text where this file's section starts."""
     end_line: int = 0
