@@ -14,7 +14,7 @@ never hides a caller's bug.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 
 __all__ = [
     "FailureCode",
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-class FailureCode(str, Enum):
+class FailureCode(StrEnum):
     """Why a change was refused. Every code is documented in docs/errors.md."""
 
     # parsing

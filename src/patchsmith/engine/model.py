@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from patchsmith.errors import FailureCode, PartialApplyError, PatchFailure
 
@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-class Mode(str, Enum):
+class Mode(StrEnum):
     """`compat` reproduces llm-diff-patcher 0.2.1 exactly; `default` adds measured fixes."""
 
     DEFAULT = "default"
@@ -71,7 +71,7 @@ class FileDiff:
     """0-based line in the model text after this file's section."""
 
 
-class Strategy(str, Enum):
+class Strategy(StrEnum):
     """How a hunk was located."""
 
     DIRECT = "direct"
@@ -84,16 +84,17 @@ class Strategy(str, Enum):
     PUNCTUATION_FOLDED = "punctuation_folded"
     FUZZY_CONTEXT = "fuzzy_context"
     APPEND = "append"
-    ALREADY_APPLIED = "already_applied"
+    LINE_NUMBER = "line_number"
 
 
-class SkipReason(str, Enum):
+class SkipReason(StrEnum):
     """Why a hunk was not applied."""
 
     NO_MATCH = "no_match"
     AMBIGUOUS = "ambiguous"
     SHORT_AMBIGUOUS_CONTEXT = "short_ambiguous_context"
     NO_CHANGE = "no_change"
+    ALREADY_APPLIED = "already_applied"
     EMPTY_HUNK = "empty_hunk"
     MALFORMED = "malformed"
     NOT_ATTEMPTED = "not_attempted"
@@ -142,16 +143,16 @@ class HunkResult:
             return self.text
         failures = [
             PatchFailure(
-                code=FailureCode.PARTIAL_APPLY if self.applied else FailureCode.PATCH_CONTEXT_MISMATCH,
+                code=FailureCode.PARTIAL_APPLY
+                if self.applied
+                else FailureCode.PATCH_CONTEXT_MISMATCH,
                 message=f"hunk {o.index + 1} not applied: {o.reason.value if o.reason else 'unknown'}"
                 + (f" ({o.detail})" if o.detail else ""),
                 hunk=o.index,
             )
             for o in self.outcomes
             if not o.applied
-        ] or [
-            PatchFailure(code=FailureCode.MALFORMED_PATCH, message="the diff holds no hunk")
-        ]
+        ] or [PatchFailure(code=FailureCode.MALFORMED_PATCH, message="the diff holds no hunk")]
         raise PartialApplyError(failures)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from patchsmith.engine.model import Hunk
 
@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-class EditFormat(str, Enum):
+class EditFormat(StrEnum):
     """The formats patchsmith reads. `AUTO` detects by content."""
 
     AUTO = "auto"
@@ -31,7 +31,7 @@ class EditFormat(str, Enum):
     STR_REPLACE = "str_replace"
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     """What happens to a file."""
 
     UPDATE = "update"

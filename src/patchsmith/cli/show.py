@@ -1,0 +1,99 @@
+"""`patchsmith show ID`: print one recorded attempt, its decisions, failures and diff."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from patchsmith.cli.log import (
+    EXIT_OK,
+    add_store_options,
+    exit_code_for,
+    fail,
+    load_attempt,
+    write_json,
+)
+from patchsmith.errors import PatchRefused
+from patchsmith.store import AttemptRecord
+
+__all__ = ["register", "render", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `show` subcommand."""
+    parser = subparsers.add_parser(
+        "show",
+        help="print one recorded attempt and its diff",
+        description="Print a recorded attempt: its files, guard decisions, failures and diff.",
+    )
+    parser.add_argument("id", metavar="ID", help="an attempt id, or a unique prefix of one")
+    add_store_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the attempt; 0 on success, 2 for an unknown id or a bad DIR, 1 for a store error."""
+    as_json: bool = args.json
+    try:
+        attempt = load_attempt(Path(args.root), args.id)
+    except PatchRefused as refusal:
+        return fail("show", refusal.failures, as_json=as_json, exit_code=exit_code_for(refusal))
+    if as_json:
+        write_json({"status": "ok", "attempt": attempt.to_json(), "errors": []})
+    else:
+        sys.stdout.write(render(attempt))
+    return EXIT_OK
+
+
+def render(attempt: AttemptRecord) -> str:
+    """The plain-text view: a header, files, decisions, failures, then the diff."""
+    lines = [
+        f"attempt   {attempt.id}",
+        f"run       {attempt.run_id}",
+        f"proposal  {attempt.proposal_id} #{attempt.attempt_no}",
+        f"kind      {attempt.kind.value}",
+        f"status    {attempt.status.value}",
+        f"created   {attempt.created_at}",
+        f"finished  {attempt.finished_at}",
+        f"base      {attempt.base_commit or '(no commit)'}",
+    ]
+    if attempt.files:
+        lines.append("files")
+        for f in attempt.files:
+            moved = f" (from {f.old_path})" if f.old_path else ""
+            lines.append(
+                f"  {f.action.value:<7} {f.path}{moved}  "
+                f"{_short(f.before_sha256)} -> {_short(f.after_sha256)}"
+            )
+    if attempt.decisions:
+        lines.append("decisions")
+        for d in attempt.decisions:
+            verdict = "pass" if d.passed else "FAIL"
+            detail = f"  {d.detail}" if d.detail else ""
+            lines.append(f"  {verdict}  {d.name} ({d.code.value}){detail}")
+    if attempt.failures:
+        lines.append("failures")
+        for failure in attempt.failures:
+            where = f"{failure.file}: " if failure.file else ""
+            lines.append(f"  {failure.code.value}  {where}{failure.message}")
+            if failure.hint:
+                lines.append(f"    hint: {failure.hint}")
+    text = "\n".join(lines) + "\n"
+    # The applied diff is what reached the disk; a refused attempt only has the staged one.
+    label, diff = (
+        ("applied diff", attempt.applied_diff)
+        if attempt.applied_diff
+        else ("staged diff", attempt.staged_diff)
+    )
+    if diff:
+        text += f"{label}\n{diff}"
+        if not diff.endswith("\n"):
+            text += "\n"
+    else:
+        text += "no diff recorded\n"
+    return text
+
+
+def _short(sha256: str | None) -> str:
+    return sha256[:12] if sha256 else "(none)"

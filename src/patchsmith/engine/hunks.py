@@ -1,0 +1,101 @@
+"""Default mode: apply hunks by whole-line content, refusing whenever unsure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from patchsmith.engine.blocks import EditBlock, block_from_hunk
+from patchsmith.engine.indent import IndentStyle, indent_style
+from patchsmith.engine.locate import NotPlaced, Placement, find_contiguous, place_block
+from patchsmith.engine.model import (
+    EngineOptions,
+    Hunk,
+    HunkOutcome,
+    HunkResult,
+    SkipReason,
+)
+from patchsmith.engine.splice import splice_block
+from patchsmith.engine.textlines import Lines, split_lines
+
+__all__ = ["apply_block", "apply_hunk_list"]
+
+
+def apply_block(
+    lines: Lines, block: EditBlock, options: EngineOptions, style: IndentStyle | None = None
+) -> tuple[Lines, Placement] | NotPlaced:
+    """Locate and splice one block; the new lines and where it went, or why not."""
+    if not block.changes:
+        return NotPlaced(
+            SkipReason.NO_CHANGE, "the hunk holds only context lines: nothing to change"
+        )
+    placed = place_block(lines.contents, block, options)
+    if isinstance(placed, NotPlaced):
+        if placed.reason is SkipReason.NO_MATCH and _already_applied(lines, block):
+            return NotPlaced(
+                SkipReason.ALREADY_APPLIED,
+                "the hunk's new lines are already in the file and its old lines are not",
+            )
+        return placed
+    new_lines = splice_block(
+        lines, block, placed, keep_line_endings=options.keep_line_endings, style=style
+    )
+    if new_lines.contents == lines.contents and new_lines.endings == lines.endings:
+        return NotPlaced(SkipReason.NO_CHANGE, "applying the hunk leaves the text unchanged")
+    return new_lines, placed
+
+
+def _already_applied(lines: Lines, block: EditBlock) -> bool:
+    new = [x.rstrip() for x in block.new]
+    if not any(x.strip() for x in new):
+        return False
+    found = find_contiguous([c.rstrip() for c in lines.contents], new)
+    return len(found) == 1
+
+
+def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult:
+    """Apply each hunk in order to `source`; one outcome per hunk, partial results allowed."""
+    lines = split_lines(source)
+    if options.keep_line_endings is False:
+        lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
+    style = indent_style(lines.contents) if options.indent_tolerant else None
+    outcomes: list[HunkOutcome] = []
+    applied = 0
+    shift = 0
+    for index, hunk in enumerate(hunks):
+        block = block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
+        if block.hint is not None:
+            block = _shifted(block, shift)
+        result = apply_block(lines, block, options, style)
+        if isinstance(result, NotPlaced):
+            outcomes.append(
+                HunkOutcome(
+                    index=index,
+                    applied=False,
+                    hunk_text=hunk.text,
+                    reason=result.reason,
+                    detail=result.detail,
+                    candidates=tuple(c + 1 for c in result.candidates),
+                )
+            )
+            continue
+        new_lines, placed = result
+        shift += len(new_lines) - len(lines)
+        lines = new_lines
+        applied += 1
+        outcomes.append(
+            HunkOutcome(
+                index=index,
+                applied=True,
+                hunk_text=hunk.text,
+                strategy=placed.strategy,
+                line=placed.start + 1,
+            )
+        )
+    return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+
+
+def _shifted(block: EditBlock, shift: int) -> EditBlock:
+    from dataclasses import replace
+
+    assert block.hint is not None
+    return replace(block, hint=max(block.hint + shift, 0))

@@ -1,0 +1,163 @@
+"""Indentation: how a block's indentation maps onto a file's, and the file's own style."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from math import gcd
+
+__all__ = [
+    "IndentMode",
+    "IndentShift",
+    "IndentStyle",
+    "indent_shift",
+    "indent_style",
+    "indent_unit",
+    "indent_width",
+    "leading_ws",
+]
+
+
+def indent_width(ws: str, tab: int) -> int:
+    """Columns taken by leading whitespace, tabs advancing to the next multiple of `tab`."""
+    col = 0
+    for ch in ws:
+        col = (col // tab + 1) * tab if ch == "\t" else col + 1
+    return col
+
+
+def leading_ws(text: str) -> str:
+    return text[: len(text) - len(text.lstrip(" \t"))]
+
+
+class IndentMode(StrEnum):
+    PREFIX = "prefix"
+    COLUMNS = "columns"
+
+
+@dataclass(frozen=True)
+class IndentShift:
+    """How the block's indentation maps onto the file's.
+
+    PREFIX: file indentation = `add` + block indentation without `remove`.
+    COLUMNS: file indentation = block indentation + `columns`, tabs `tab` wide,
+    written with tabs when `use_tabs`.
+    """
+
+    mode: IndentMode
+    remove: str = ""
+    add: str = ""
+    columns: int = 0
+    tab: int = 4
+    use_tabs: bool = False
+
+    def rewrite(self, line: str) -> str:
+        """Re-indent an added line the way the file is indented."""
+        if not line.strip():
+            return line
+        body = line.lstrip(" \t")
+        ws = line[: len(line) - len(body)]
+        if self.mode is IndentMode.PREFIX:
+            kept = ws[len(self.remove) :] if ws.startswith(self.remove) else ws.lstrip(self.remove)
+            return self.add + kept + body
+        width = max(indent_width(ws, self.tab) + self.columns, 0)
+        if self.use_tabs:
+            return "\t" * (width // self.tab) + " " * (width % self.tab) + body
+        return " " * width + body
+
+
+def indent_shift(
+    block_lines: Sequence[str], file_lines: Sequence[str], mode: IndentMode
+) -> IndentShift | None:
+    """The one consistent indentation change from block to file, or None."""
+    pairs = [
+        (leading_ws(b), leading_ws(f))
+        for b, f in zip(block_lines, file_lines, strict=True)
+        if b.strip() and f.strip()
+    ]
+    if not pairs:
+        return None
+    if mode is IndentMode.PREFIX:
+        h0, f0 = pairs[0]
+        common = 0
+        while common < min(len(h0), len(f0)) and h0[-1 - common] == f0[-1 - common]:
+            common += 1
+        remove, add = h0[: len(h0) - common], f0[: len(f0) - common]
+        for h, f in pairs:
+            if not h.startswith(remove) or f != add + h[len(remove) :]:
+                return None
+        if not remove and not add:
+            return None
+        if len(set(remove + add)) > 1:
+            return None  # a tab/space swap is a change of columns, not of prefix
+        return IndentShift(IndentMode.PREFIX, remove=remove, add=add)
+    use_tabs = any("\t" in f for _, f in pairs)
+    best: IndentShift | None = None
+    for tab in (4, 8, 2):
+        deltas = {indent_width(f, tab) - indent_width(h, tab) for h, f in pairs}
+        if len(deltas) == 1:
+            delta = deltas.pop()
+            if best is None or abs(delta) < abs(best.columns):
+                best = IndentShift(IndentMode.COLUMNS, columns=delta, tab=tab, use_tabs=use_tabs)
+    if best is not None and best.columns == 0 and all(h == f for h, f in pairs):
+        return None
+    return best
+
+
+@dataclass(frozen=True)
+class IndentStyle:
+    """How a file indents: only tabs, only spaces (`unit` wide), or mixed/unknown."""
+
+    tabs: bool
+    spaces: bool
+    unit: int = 4
+
+    def conform(self, line: str, block_unit: int) -> str:
+        """Re-indent an added line written in the other style (tabs for spaces or back)."""
+        ws = leading_ws(line)
+        if not ws or not line.strip():
+            return line
+        body = line[len(ws) :]
+        if self.spaces and not self.tabs and "\t" in ws:
+            return " " * indent_width(ws, self.unit) + body
+        if self.tabs and not self.spaces and " " in ws:
+            width = indent_width(ws, block_unit)
+            return "\t" * (width // block_unit) + " " * (width % block_unit) + body
+        return line
+
+
+def indent_unit(lines: Sequence[str]) -> int:
+    """The file's indentation step in spaces: the gcd of its indentations, else the most
+    common step between consecutive lines (2..8), default 4."""
+    widths: set[int] = set()
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        ws = leading_ws(line)
+        if "\t" in ws:
+            continue
+        if ws:
+            widths.add(len(ws))
+        step = len(ws) - previous
+        if 2 <= step <= 8:
+            steps[step] += 1
+        previous = len(ws)
+    unit = gcd(*widths) if widths else 0
+    if 2 <= unit <= 8:
+        return unit
+    return steps.most_common(1)[0][0] if steps else 4
+
+
+def indent_style(lines: Sequence[str]) -> IndentStyle:
+    """The file's indentation style; only an unmixed style is ever imposed on added lines."""
+    tabs = spaces = 0
+    for line in lines:
+        if line[:1] == "\t":
+            tabs += 1
+        elif line[:1] == " " and line.strip():
+            spaces += 1
+    return IndentStyle(tabs=tabs > 0, spaces=spaces > 0, unit=indent_unit(lines) if spaces else 4)

@@ -1,0 +1,526 @@
+"""Find the one place in a file where an `EditBlock`'s old lines belong.
+
+Default mode locates by content, whole lines only, from strict to tolerant:
+exact → blank edges stripped → trailing whitespace → typographic punctuation →
+relative indentation → indentation columns (tabs/spaces) → partial context
+(one dropped or altered context line, `...` elisions). Each level answers with
+every place it matches; more than one place is ambiguous, and line numbers or
+`@@` anchors may only choose between such equal places. A level that finds
+several places stops the search: a looser level cannot make them fewer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from patchsmith.engine.blocks import EditBlock, Op, is_elision
+from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
+from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
+
+__all__ = [
+    "IndentShift",
+    "NotPlaced",
+    "Placement",
+    "find_contiguous",
+    "fold_punctuation",
+    "place_block",
+]
+
+# Typographic characters models substitute for ASCII ones.
+_PUNCTUATION = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u201f": '"',
+    "\u2033": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2015": "-",
+    "\u2212": "-",
+    "\u00a0": " ",
+    "\u2007": " ",
+    "\u202f": " ",
+    "\u2009": " ",
+    "\u200a": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+    "\u200b": "",
+    "\ufeff": "",
+    "\u2026": "...",
+}
+_FOLD_TABLE = str.maketrans(_PUNCTUATION)
+
+# How far a match may reach past the block's own length, in lines.
+_SLACK = 2
+_ELISION_GAP = 400
+_MAX_WINDOWS = 60
+_TIE_DISTANCE = 20
+
+
+def fold_punctuation(text: str) -> str:
+    """Map curly quotes, dashes, ellipses and unusual spaces to their ASCII forms."""
+    return text.translate(_FOLD_TABLE)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the block goes: file lines [start, end), and which old line is which file line."""
+
+    start: int
+    end: int
+    pairs: tuple[tuple[int, int], ...]
+    """(index among the block's old lines, file line index), increasing."""
+    strategy: Strategy
+    indent: IndentShift | None = None
+
+
+@dataclass(frozen=True)
+class NotPlaced:
+    reason: SkipReason
+    detail: str
+    candidates: tuple[int, ...] = ()
+    """0-based starts of the equally good places, for AMBIGUOUS."""
+
+
+Key = Callable[[str], str]
+
+
+def _exact(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class _Level:
+    strategy: Strategy
+    key: Key
+    indent: IndentMode | None = None
+
+
+def _levels(options: EngineOptions) -> list[_Level]:
+    """The contiguous-match levels the options allow, strictest first."""
+
+    def rstrip(text: str) -> str:
+        return text.rstrip() if options.whitespace_tolerant else text
+
+    def fold(text: str) -> str:
+        return rstrip(fold_punctuation(text)) if options.fold_punctuation else rstrip(text)
+
+    def no_indent(text: str) -> str:
+        return fold(text).lstrip(" \t")
+
+    levels = [_Level(Strategy.DIRECT, _exact)]
+    if options.whitespace_tolerant:
+        levels.append(_Level(Strategy.WHITESPACE_TOLERANT, rstrip))
+    if options.fold_punctuation:
+        levels.append(_Level(Strategy.PUNCTUATION_FOLDED, fold))
+    if options.relative_indent:
+        levels.append(_Level(Strategy.RELATIVE_INDENT, no_indent, IndentMode.PREFIX))
+    if options.indent_tolerant:
+        levels.append(_Level(Strategy.INDENT_TOLERANT, no_indent, IndentMode.COLUMNS))
+    return levels
+
+
+class _KeyCache:
+    """File lines under each normalisation, computed once per placement attempt."""
+
+    def __init__(self, contents: Sequence[str]) -> None:
+        self.contents = contents
+        self._keys: dict[Key, list[str]] = {}
+        self._index: dict[Key, dict[str, list[int]]] = {}
+
+    def keys(self, key: Key) -> Sequence[str]:
+        if key is _exact:
+            return self.contents
+        if key not in self._keys:
+            self._keys[key] = [key(c) for c in self.contents]
+        return self._keys[key]
+
+    def positions(self, key: Key) -> dict[str, list[int]]:
+        if key not in self._index:
+            index: dict[str, list[int]] = defaultdict(list)
+            for i, k in enumerate(self.keys(key)):
+                index[k].append(i)
+            self._index[key] = index
+        return self._index[key]
+
+
+def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
+    """Every start where `bkeys` occurs as consecutive whole lines."""
+    m, n = len(bkeys), len(fkeys)
+    probe_at = next((j for j, k in enumerate(bkeys) if k.strip()), 0)
+    probe = bkeys[probe_at]
+    starts: list[int] = []
+    index = getattr(fkeys, "index", None)
+    i = probe_at
+    while i < n and index is not None:
+        try:
+            p = index(probe, i)
+        except ValueError:
+            break
+        s = p - probe_at
+        if s + m <= n and all(fkeys[s + j] == bkeys[j] for j in range(m)):
+            starts.append(s)
+        i = p + 1
+    return starts
+
+
+def _break_tie(
+    starts: list[int], block: EditBlock, contents: Sequence[str], options: EngineOptions
+) -> int | None:
+    """Choose between equal places using `@@` anchors, then line numbers; None if still tied."""
+    if block.anchors:
+        after = _after_anchors(block.anchors, contents)
+        if after is not None:
+            kept = [s for s in starts if s >= after]
+            if len(kept) == 1:
+                return kept[0]
+            if kept:
+                starts = kept
+    if block.at_eof:
+        kept = [s for s in starts if s + len(block.old) >= len(contents)]
+        if len(kept) == 1:
+            return kept[0]
+    if options.line_number_tiebreak and block.hint is not None:
+        ranked = sorted(starts, key=lambda s: abs(s - block.hint))  # type: ignore[operator]
+        nearest = abs(ranked[0] - block.hint)
+        if nearest <= _TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - block.hint) > nearest):
+            return ranked[0]
+    return None
+
+
+def _after_anchors(anchors: Sequence[str], contents: Sequence[str]) -> int | None:
+    """The line after the last of the nested anchors, found in order; None if one is missing."""
+    pos = 0
+    for anchor in anchors:
+        want = fold_punctuation(anchor).strip()
+        for i in range(pos, len(contents)):
+            if fold_punctuation(contents[i]).strip() == want:
+                pos = i + 1
+                break
+        else:
+            return None
+    return pos
+
+
+def place_block(
+    contents: Sequence[str], block: EditBlock, options: EngineOptions
+) -> Placement | NotPlaced:
+    """Locate `block` in the file lines `contents`: one place, or why not."""
+    old = block.old
+    if not old:
+        return _place_insertion(contents, block)
+    cache = _KeyCache(contents)
+    attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
+    if options.strip_hunk_edges_only:
+        stripped = block.without_blank_edges()
+        if stripped is not None and stripped.old:
+            attempts.append((stripped, Strategy.DIRECT_STRIPPED))
+    for level in _levels(options):
+        for candidate, override in attempts:
+            found = _place_contiguous(cache, candidate, level, options)
+            if found is None:
+                continue
+            if isinstance(found, Placement) and candidate is not block:
+                found = _widen(found, block, candidate)
+                if override is not None and level.strategy is Strategy.DIRECT:
+                    found = Placement(found.start, found.end, found.pairs, override, found.indent)
+            return found
+    if options.fuzzy_context:
+        fuzzy = _place_fuzzy(cache, block, options)
+        if fuzzy is not None:
+            return fuzzy
+    return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+def _widen(found: Placement, block: EditBlock, stripped: EditBlock) -> Placement:
+    """Express a placement of the edge-stripped block in terms of the full block."""
+    lead = 0
+    for ln in block.lines:
+        if ln.op is Op.CONTEXT and not ln.text.strip():
+            lead += 1
+        else:
+            break
+    pairs = tuple((i + lead, f) for i, f in found.pairs)
+    return Placement(found.start, found.end, pairs, found.strategy, found.indent)
+
+
+def _place_insertion(contents: Sequence[str], block: EditBlock) -> Placement | NotPlaced:
+    """A block with no old lines: only an empty file, `End of File` or line numbers place it."""
+    if not contents:
+        return Placement(0, 0, (), Strategy.DIRECT)
+    if block.at_eof:
+        return Placement(len(contents), len(contents), (), Strategy.APPEND)
+    if block.hint is not None and 0 <= block.hint <= len(contents):
+        return Placement(block.hint, block.hint, (), Strategy.LINE_NUMBER)
+    return NotPlaced(
+        SkipReason.AMBIGUOUS,
+        "the hunk only adds lines and gives no context or line number to place them",
+    )
+
+
+def _place_contiguous(
+    cache: _KeyCache, block: EditBlock, level: _Level, options: EngineOptions
+) -> Placement | NotPlaced | None:
+    old = block.old
+    bkeys = [level.key(x) for x in old]
+    fkeys = cache.keys(level.key)
+    starts = find_contiguous(fkeys, bkeys)
+    shifts: dict[int, IndentShift] = {}
+    if level.indent is not None:
+        kept = []
+        for s in starts:
+            shift = indent_shift(old, cache.contents[s : s + len(old)], level.indent)
+            if shift is not None:
+                kept.append(s)
+                shifts[s] = shift
+        starts = kept
+    if not starts:
+        return None
+    if len(starts) > 1:
+        chosen = _break_tie(starts, block, cache.contents, options)
+        if chosen is None:
+            if not options.require_unique:
+                chosen = starts[0]
+            else:
+                return NotPlaced(
+                    SkipReason.AMBIGUOUS,
+                    f"the hunk's old lines occur {len(starts)} times",
+                    tuple(starts),
+                )
+        starts = [chosen]
+    s = starts[0]
+    pairs = tuple((j, s + j) for j in range(len(old)))
+    return Placement(s, s + len(old), pairs, level.strategy, shifts.get(s))
+
+
+# -- partial context ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Fit:
+    pairs: tuple[tuple[int, int], ...]
+    score: int
+
+
+def _place_fuzzy(
+    cache: _KeyCache, block: EditBlock, options: EngineOptions
+) -> Placement | NotPlaced | None:
+    """Align the old lines with one dropped/altered context line or elisions allowed."""
+    kinds = [ln for ln in block.lines if ln.op is not Op.ADD]
+    elided = [ln.op is Op.CONTEXT and is_elision(ln.text) for ln in kinds]
+    solid = [j for j, ln in enumerate(kinds) if ln.text.strip() and not elided[j]]
+    if len(solid) < 2:
+        return None
+    keys: list[tuple[Key, IndentMode | None, Strategy]] = []
+    for level in _levels(options):
+        if level.strategy is Strategy.DIRECT or level.indent is IndentMode.PREFIX:
+            continue
+        keys.append((level.key, level.indent, Strategy.PARTIAL_CONTEXT))
+    if not keys:
+        keys.append((_exact, None, Strategy.PARTIAL_CONTEXT))
+    for key, indent, strategy in keys:
+        found = _fuzzy_with_key(cache, block, kinds, elided, solid, key, indent, strategy, options)
+        if found is not None:
+            return found
+    return None
+
+
+def _fuzzy_with_key(
+    cache: _KeyCache,
+    block: EditBlock,
+    kinds: list,  # type: ignore[type-arg]
+    elided: list[bool],
+    solid: list[int],
+    key: Key,
+    indent: IndentMode | None,
+    strategy: Strategy,
+    options: EngineOptions,
+) -> Placement | NotPlaced | None:
+    old = [ln.text for ln in kinds]
+    bkeys = [key(x) for x in old]
+    fkeys = cache.keys(key)
+    index = cache.positions(key)
+    removed = [j for j in solid if kinds[j].op is Op.REMOVE]
+    probes = sorted(removed or solid, key=lambda j: len(index.get(bkeys[j], ())))
+    gap = _ELISION_GAP if any(elided) else 0
+    starts: set[int] = set()
+    for j in probes[:3]:
+        for p in index.get(bkeys[j], ())[:_MAX_WINDOWS]:
+            starts.add(p - j)
+        if len(starts) >= _MAX_WINDOWS:
+            break
+    fits: dict[tuple[int, int], _Fit] = {}
+    for s in sorted(starts):
+        lo = max(0, s - _SLACK - gap)
+        hi = min(len(fkeys), s + len(old) + _SLACK + gap)
+        fit = _align(bkeys, kinds, elided, fkeys, lo, hi)
+        if fit is None:
+            continue
+        span = (fit.pairs[0][1], fit.pairs[-1][1] + 1)
+        if indent is not None:
+            shift = indent_shift(
+                [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
+            )
+            if shift is None:
+                continue
+        if block.at_eof and span[1] < len(fkeys):
+            continue
+        if span not in fits or fits[span].score < fit.score:
+            fits[span] = fit
+    if not fits:
+        return None
+    groups = _distinct(fits)
+    if len(groups) > 1:
+        chosen = _break_tie(sorted(s for s, _ in groups), block, cache.contents, options)
+        if chosen is None and options.require_unique:
+            return NotPlaced(
+                SkipReason.AMBIGUOUS,
+                f"the hunk fits {len(groups)} places once context is loosened",
+                tuple(sorted(s for s, _ in groups)),
+            )
+        groups = [g for g in groups if g[0] == chosen] or groups[:1]
+    span = groups[0]
+    fit = fits[span]
+    shift = None
+    if indent is not None:
+        shift = indent_shift(
+            [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
+        )
+    return Placement(span[0], span[1], fit.pairs, strategy, shift)
+
+
+def _distinct(fits: dict[tuple[int, int], _Fit]) -> list[tuple[int, int]]:
+    """Spans that do not overlap one another; of overlapping ones, the best fit."""
+    chosen: list[tuple[int, int]] = []
+    for span in sorted(fits, key=lambda sp: (-fits[sp].score, sp)):
+        if all(span[1] <= c[0] or span[0] >= c[1] for c in chosen):
+            chosen.append(span)
+    return sorted(chosen)
+
+
+def _align(
+    bkeys: list[str],
+    kinds: list,  # type: ignore[type-arg]
+    elided: list[bool],
+    fkeys: Sequence[str],
+    lo: int,
+    hi: int,
+) -> _Fit | None:
+    """Longest common subsequence of old lines and file[lo:hi], then the tolerance rules.
+
+    Accepted only if every removed line matched, at most one non-blank context
+    line is unmatched (altered), and at most one non-blank file line is
+    unaccounted for (a dropped context line), elisions aside.
+    """
+    window = fkeys[lo:hi]
+    m, w = len(bkeys), len(window)
+    if w == 0:
+        return None
+    # Blank lines carry no evidence and would let the alignment wander; they are
+    # paired afterwards, inside the gaps the solid lines leave.
+    usable = [not elided[j] and bool(bkeys[j].strip()) for j in range(m)]
+    table = [[0] * (w + 1) for _ in range(m + 1)]
+    for j in range(m - 1, -1, -1):
+        row, below = table[j], table[j + 1]
+        bj = bkeys[j] if usable[j] else None
+        for i in range(w - 1, -1, -1):
+            if bj is not None and bj == window[i]:
+                row[i] = below[i + 1] + 1
+            else:
+                row[i] = max(below[i], row[i + 1])
+    solid_pairs: list[tuple[int, int]] = []
+    j = i = 0
+    # Right after an elision the next match should be as late as possible (the
+    # lines the model left out come first); elsewhere as early as possible.
+    after_elision = False
+    while j < m and i < w:
+        if after_elision and table[j][i + 1] == table[j][i]:
+            i += 1
+        elif usable[j] and bkeys[j] == window[i] and table[j][i] == table[j + 1][i + 1] + 1:
+            solid_pairs.append((j, lo + i))
+            j += 1
+            i += 1
+            after_elision = False
+        elif table[j + 1][i] >= table[j][i + 1]:
+            after_elision = after_elision or elided[j]
+            j += 1
+        else:
+            i += 1
+    if not solid_pairs:
+        return None
+    pairs = _pair_blanks(solid_pairs, bkeys, elided, fkeys)
+    matched = {j for j, _ in pairs}
+    altered = 0
+    for j, ln in enumerate(kinds):
+        if j in matched or elided[j]:
+            continue
+        if ln.op is Op.REMOVE:
+            return None
+        if not ln.text.strip():
+            continue
+        altered += 1
+    if altered > (1 if sum(usable) >= 3 else 0):
+        return None
+    extra = 0
+    for (j1, i1), (j2, i2) in zip(pairs, pairs[1:], strict=False):
+        if any(elided[j1 + 1 : j2]):
+            continue
+        skipped_block = sum(1 for j in range(j1 + 1, j2) if bkeys[j].strip())
+        skipped_file = sum(1 for i in range(i1 + 1, i2) if fkeys[i].strip())
+        extra += max(0, skipped_file - skipped_block)
+    if extra > 1:
+        return None
+    score = sum(1 for j, _ in pairs if bkeys[j].strip())
+    if score < 2:
+        return None
+    return _Fit(tuple(pairs), score)
+
+
+def _pair_blanks(
+    solid: list[tuple[int, int]], bkeys: list[str], elided: list[bool], fkeys: Sequence[str]
+) -> list[tuple[int, int]]:
+    """Add blank old lines to the alignment, each with a blank file line in the same gap."""
+
+    def blank_block(j: int) -> bool:
+        return not elided[j] and not bkeys[j].strip()
+
+    def blank_file(i: int) -> bool:
+        return 0 <= i < len(fkeys) and not fkeys[i].strip()
+
+    pairs = list(solid)
+    j0, i0 = solid[0]
+    j, i = j0 - 1, i0 - 1
+    while j >= 0 and blank_block(j) and blank_file(i):
+        pairs.append((j, i))
+        j, i = j - 1, i - 1
+    for (j1, i1), (j2, i2) in zip(solid, solid[1:], strict=False):
+        cut = next((j for j in range(j1 + 1, j2) if elided[j]), None)
+        if cut is None:
+            block_blanks = [j for j in range(j1 + 1, j2) if blank_block(j)]
+            file_blanks = [i for i in range(i1 + 1, i2) if blank_file(i)]
+            pairs.extend(zip(block_blanks, file_blanks, strict=False))
+            continue
+        # Around an elision, blanks hug the solid line they sit next to.
+        j, i = j1 + 1, i1 + 1
+        while j < cut and blank_block(j) and blank_file(i) and i < i2:
+            pairs.append((j, i))
+            j, i = j + 1, i + 1
+        j, i = j2 - 1, i2 - 1
+        while j > cut and blank_block(j) and blank_file(i) and i > i1:
+            pairs.append((j, i))
+            j, i = j - 1, i - 1
+    j, i = solid[-1][0] + 1, solid[-1][1] + 1
+    while j < len(bkeys) and blank_block(j) and blank_file(i):
+        pairs.append((j, i))
+        j, i = j + 1, i + 1
+    return sorted(pairs)

@@ -1,0 +1,93 @@
+"""Put a placed `EditBlock` into the file's lines, keeping the file's own text and endings."""
+
+from __future__ import annotations
+
+from patchsmith.engine.blocks import EditBlock, Op, is_elision
+from patchsmith.engine.indent import IndentStyle, indent_unit
+from patchsmith.engine.locate import Placement
+from patchsmith.engine.textlines import Lines, dominant_ending
+
+__all__ = ["splice_block"]
+
+
+def splice_block(
+    lines: Lines,
+    block: EditBlock,
+    placement: Placement,
+    *,
+    keep_line_endings: bool = True,
+    style: IndentStyle | None = None,
+) -> Lines:
+    """The file with `placement`'s span replaced by the block's new side.
+
+    Context lines are copied from the file, not from the block, so whatever
+    tolerance located them never changes them; file lines inside the span that
+    the block left out (a dropped context line, an elision) are kept in place.
+    Added lines get the file's indentation (when the placement shifted it, or
+    when they use tabs where the file uses only spaces, or back) and its
+    dominant line ending.
+    """
+    contents, endings = lines.contents, lines.endings
+    eol = dominant_ending(endings) if keep_line_endings else "\n"
+    pairs = dict(placement.pairs)
+    aligned = sorted(pairs.values())
+    out_c: list[str] = []
+    out_e: list[str] = []
+
+    def take(i: int) -> None:
+        out_c.append(contents[i])
+        out_e.append(endings[i])
+
+    cursor = placement.start
+    old_index = 0
+    next_aligned = iter(aligned)
+    upcoming = next(next_aligned, placement.end)
+    block_unit = indent_unit([ln.text for ln in block.lines]) if style else 4
+    for ln in block.lines:
+        if ln.op is Op.ADD:
+            if placement.indent:
+                text = placement.indent.rewrite(ln.text)
+            elif style:
+                text = style.conform(ln.text, block_unit)
+            else:
+                text = ln.text
+            out_c.append(text)
+            out_e.append(eol)
+            continue
+        at = pairs.get(old_index)
+        old_index += 1
+        if at is None:
+            # An altered context line stands for the file line in its place.
+            if ln.op is Op.CONTEXT and not is_elision(ln.text) and cursor < upcoming:
+                take(cursor)
+                cursor += 1
+            continue
+        while cursor < at:
+            take(cursor)
+            cursor += 1
+        if ln.op is Op.CONTEXT:
+            take(at)
+        cursor = at + 1
+        upcoming = next(next_aligned, placement.end)
+        while upcoming < cursor:
+            upcoming = next(next_aligned, placement.end)
+    while cursor < placement.end:
+        take(cursor)
+        cursor += 1
+
+    new_contents = contents[: placement.start] + out_c + contents[placement.end :]
+    new_endings = endings[: placement.start] + out_e + endings[placement.end :]
+    at_eof = placement.end == len(contents)
+    had_final_newline = not endings or endings[-1] != ""
+    # Every line but the last needs an ending (a file's old last line may have none).
+    for i in range(len(new_endings) - 1):
+        if not new_endings[i]:
+            new_endings[i] = eol
+    if new_endings and at_eof and out_c:
+        if block.eol_marked:
+            new_endings[-1] = "" if block.new_no_eol else (new_endings[-1] or eol)
+        elif not had_final_newline:
+            new_endings[-1] = ""
+    if not keep_line_endings:
+        new_endings = ["\n" if e else "" for e in new_endings]
+    return Lines(new_contents, new_endings)

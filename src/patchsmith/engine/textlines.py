@@ -1,0 +1,57 @@
+"""Text as a list of lines that remember their own line endings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Lines", "dominant_ending", "join_lines", "split_lines"]
+
+
+@dataclass
+class Lines:
+    """The lines of a text: `contents[i]` without its ending, `endings[i]` in {"\\n", "\\r\\n", ""}.
+
+    Only the last line may have an empty ending (a file without a final newline).
+    """
+
+    contents: list[str]
+    endings: list[str]
+
+    def __len__(self) -> int:
+        return len(self.contents)
+
+    @property
+    def text(self) -> str:
+        return join_lines(self.contents, self.endings)
+
+
+def split_lines(text: str) -> Lines:
+    """Split on "\\n" only (never on other Unicode line breaks), keeping each ending."""
+    if not text:
+        return Lines([], [])
+    parts = text.split("\n")
+    last = parts.pop()
+    contents: list[str] = []
+    endings: list[str] = []
+    for part in parts:
+        if part.endswith("\r"):
+            contents.append(part[:-1])
+            endings.append("\r\n")
+        else:
+            contents.append(part)
+            endings.append("\n")
+    if last:
+        contents.append(last)
+        endings.append("")
+    return Lines(contents, endings)
+
+
+def join_lines(contents: list[str], endings: list[str]) -> str:
+    return "".join(c + e for c, e in zip(contents, endings, strict=True))
+
+
+def dominant_ending(endings: list[str]) -> str:
+    """The ending new lines should get: CRLF when most lines use it, else LF."""
+    crlf = sum(1 for e in endings if e == "\r\n")
+    lf = sum(1 for e in endings if e == "\n")
+    return "\r\n" if crlf > lf else "\n"

@@ -1,0 +1,90 @@
+"""Whole files: a path line, then a fenced block holding the file's complete new text.
+
+Each becomes an UPDATE with `WholeContent` (the runtime treats a missing file as a create).
+The fenced text always ends with "\\n": a fence cannot express a missing final newline.
+Fences without a path, and fences holding a diff or edit blocks, are not whole files; an
+unclosed fence is a problem (the file may be cut short).
+"""
+
+from __future__ import annotations
+
+import re
+
+from patchsmith.engine.diffparse import split_lines
+from patchsmith.formats._assemble import problem, script
+from patchsmith.formats._markdown import Fence, fence_close, fence_open, info_path, path_from_line
+from patchsmith.formats.script import (
+    Action,
+    EditFormat,
+    EditScript,
+    FileEdit,
+    ParseProblem,
+    WholeContent,
+)
+
+__all__ = ["detect", "parse"]
+
+_DIFF_INFO = frozenset({"diff", "patch", "udiff"})
+_OTHER_FORMAT = re.compile(
+    r"^(?:@@|--- |\+\+\+ |diff --git |\s*\*\*\*\s*(?:Begin Patch|(?:Add|Update|Delete) File:)"
+    r"|\s*<{5,9} ?SEARCH\b)",
+    re.IGNORECASE,
+)
+
+
+def detect(text: str) -> bool:
+    """True when `text` holds a fenced block named by a path."""
+    edits, problems = _blocks(split_lines(text))
+    return bool(edits or problems)
+
+
+def parse(text: str) -> EditScript:
+    """Every path-named fenced block in `text`, as whole-file UPDATEs; never raises."""
+    lines = split_lines(text)
+    edits, problems = _blocks(lines)
+    return script(EditFormat.WHOLE_FILE, lines, edits, problems)
+
+
+def _blocks(lines: list[str]) -> tuple[list[FileEdit], list[ParseProblem]]:
+    edits: list[FileEdit] = []
+    problems: list[ParseProblem] = []
+    i = 0
+    while i < len(lines):
+        fence = fence_open(lines[i])
+        if fence is None:
+            i += 1
+            continue
+        close = fence_close(lines, i, fence)
+        body = lines[i + 1 : close]
+        path = _path(lines, i, fence)
+        if path is None and len(body) > 1:
+            path = path_from_line(body[0])
+            if path is not None:
+                body = body[1:]
+        if path is not None and _is_file(fence, body):
+            if close == len(lines):
+                message = f"unclosed fence for {path}: the file may be cut short"
+                problems.append(problem(lines, message, i + 1, close))
+            else:
+                text = "".join(line if line.endswith("\n") else line + "\n" for line in body)
+                op = (WholeContent(text),)
+                edits.append(FileEdit(path, Action.UPDATE, op, start_line=i, end_line=close + 1))
+        i = close + 1
+    return edits, problems
+
+
+def _path(lines: list[str], start: int, fence: Fence) -> str | None:
+    named = info_path(fence.info)
+    if named:
+        return named
+    index = start - 1
+    while index >= 0 and not lines[index].strip() and index > start - 3:
+        index -= 1
+    return path_from_line(lines[index]) if index >= 0 else None
+
+
+def _is_file(fence: Fence, body: list[str]) -> bool:
+    """False for fences that hold another format (a diff, an envelope, edit blocks)."""
+    if fence.info.split()[:1] and fence.info.split()[0].lower() in _DIFF_INFO:
+        return False
+    return not any(_OTHER_FORMAT.match(line) for line in body)

@@ -1,0 +1,76 @@
+"""What every guard shares: the context it runs in and the small class it is."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.policy import Policy
+from patchsmith.proposal import PatchProposal
+from patchsmith.runtime.change import FileChange
+
+__all__ = ["Guard", "GuardContext", "touched_paths"]
+
+
+@dataclass(frozen=True)
+class GuardContext:
+    """What a guard may consult besides the changes: the policy and the proposal's boundaries.
+
+    `root` is the workspace root, `None` when guards run on changes held only in
+    memory; no guard needs the disk to decide.
+    """
+
+    policy: Policy
+    expected_files: tuple[str, ...] = ()
+    forbidden_files: tuple[str, ...] = ()
+    root: Path | None = None
+
+    @classmethod
+    def for_proposal(
+        cls, policy: Policy, proposal: PatchProposal, root: Path | None = None
+    ) -> GuardContext:
+        """The context for `proposal`: the policy narrowed by it, and its file patterns."""
+        return cls(
+            policy=policy.tightened_by(proposal),
+            expected_files=proposal.expected_files,
+            forbidden_files=proposal.forbidden_files,
+            root=root,
+        )
+
+
+class Guard(ABC):
+    """One rule checked on the staged changes before anything is written.
+
+    Subclasses set `NAME` (the rule, also the `[policy.guards]` switch), `CODE`
+    and a one-line `MESSAGE`, and implement `check`, which never raises for any
+    input and returns one failure per violation (empty when the rule holds).
+    """
+
+    NAME: ClassVar[str]
+    CODE: ClassVar[FailureCode]
+    MESSAGE: ClassVar[str]
+
+    @abstractmethod
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """The violations of this rule in `changes`."""
+
+    def failure(self, file: str | None, detail: str, *, hint: str | None = None) -> PatchFailure:
+        """A failure for this rule: `MESSAGE`, then what was found."""
+        return PatchFailure(
+            code=self.CODE,
+            message=f"{self.MESSAGE}: {detail}",
+            file=file,
+            hint=hint,
+            rule=self.NAME,
+        )
+
+
+def touched_paths(change: FileChange) -> tuple[str, ...]:
+    """Every path a change touches: its path, and for a move also the old one."""
+    if change.old_path is not None and change.old_path != change.path:
+        return (change.old_path, change.path)
+    return (change.path,)

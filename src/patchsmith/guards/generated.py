@@ -1,0 +1,97 @@
+"""Generated-file guard: generated code is changed by its generator, not by hand."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards._diff import text_of
+from patchsmith.guards.base import Guard, GuardContext, touched_paths
+from patchsmith.policy import matches
+from patchsmith.runtime.change import FileChange
+
+__all__ = ["GENERATED_PATHS", "GeneratedFileGuard", "generated_marker"]
+
+GENERATED_PATHS = (
+    "*_pb2.py",
+    "*_pb2.pyi",
+    "*_pb2_grpc.py",
+    "*.pb.go",
+    "*.pb.cc",
+    "*.pb.h",
+    "*.pb.swift",
+    "*.g.dart",
+    "*.freezed.dart",
+    "*.designer.cs",
+    "*.min.js",
+    "*.min.css",
+    "__generated__/",
+)
+"""Path conventions that mean "written by a tool" in the ecosystems that use them."""
+
+MARKER_LINES = 10
+"""Generators put their marker in a file's header; a marker deeper down is prose."""
+
+_MARKERS = (
+    re.compile(r"^// Code generated .* DO NOT EDIT\.$"),
+    re.compile(r"@generated\b"),
+    re.compile(r"\bDO NOT EDIT\b"),
+)
+
+
+def generated_marker(text: str) -> str | None:
+    """The generated-code marker in the first lines of `text`, or `None`."""
+    for line in text.split("\n", MARKER_LINES)[:MARKER_LINES]:
+        for marker in _MARKERS:
+            found = marker.search(line.rstrip("\r"))
+            if found:
+                return found.group(0)
+    return None
+
+
+class GeneratedFileGuard(Guard):
+    """Refuse a hand edit to a generated file.
+
+    What: a change made outside a command profile may not touch a file whose
+    current text has `@generated`, `DO NOT EDIT` or Go's `// Code generated ...
+    DO NOT EDIT.` in its first ten lines, nor a path following a generated-file
+    convention (`*_pb2.py`, `*.pb.go`, `*.min.js`, `__generated__/`...).
+    Why: the next run of the generator silently discards a hand edit; the fix
+    belongs in the generator's input.
+    Example: editing `api/service.pb.go` is GENERATED_FILE; editing
+    `api/service.go` next to it is not.
+    """
+
+    NAME = "generated_file"
+    CODE = FailureCode.GENERATED_FILE
+    MESSAGE = "generated file edited by hand"
+
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """One failure per hand-made change to a marked or conventionally generated file."""
+        failures: list[PatchFailure] = []
+        for change in changes:
+            if change.generated_by_command:
+                continue
+            old = text_of(change.old_bytes, change.old_text)
+            marker = generated_marker(old) if old is not None else None
+            if marker is not None:
+                failures.append(
+                    self.failure(
+                        change.path,
+                        f"{change.old_path or change.path} is marked {marker!r}",
+                        hint="change the generator's input and regenerate",
+                    )
+                )
+                continue
+            for path in touched_paths(change):
+                if matches(GENERATED_PATHS, path):
+                    failures.append(
+                        self.failure(
+                            path,
+                            f"{path} follows a generated-file naming convention",
+                            hint="change the generator's input and regenerate",
+                        )
+                    )
+                    break
+        return failures

@@ -1,0 +1,169 @@
+"""Secret guard: no credential in an added line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards._diff import diff_stat
+from patchsmith.guards.base import Guard, GuardContext
+from patchsmith.runtime.change import FileChange
+
+__all__ = ["DETECT_SECRETS_PLUGINS", "SecretFinding", "SecretGuard", "find_secrets"]
+
+DETECT_SECRETS_PLUGINS = (
+    "AWSKeyDetector",
+    "ArtifactoryDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "CloudantDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "JwtTokenDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SoftlayerDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
+)
+"""detect-secrets plugins that recognise a credential by its shape.
+
+Left out: KeywordDetector and the two high-entropy string plugins, which flag
+ordinary code (`API_KEY_INVALID: "..."`, ids, hashes: 9 of the 11 hits they and
+the rest made on the public corpus' added lines were such), and IPPublicDetector,
+since an address is not a credential. See bench/secrets_false_positives.py.
+"""
+
+_OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Private Key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("AWS Access Key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "GitHub Token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ),
+    ("Slack Token", re.compile(r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}")),
+    ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+)
+
+_ALLOWLIST_MARK = re.compile(r"pragma:\s*allowlist[ -]secret", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)")
+_RESERVED_HOSTS = re.compile(
+    r"^(?:127\.0\.0\.1|localhost|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$",
+    re.IGNORECASE,
+)
+# characters str.splitlines() breaks on (unidiff splits the diff with it); "\n" is already gone
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+_IS_INVALID_FILE = "detect_secrets.filters.common.is_invalid_file"
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """A credential-shaped string in an added line (the value itself is never kept)."""
+
+    file: str
+    line: int
+    kind: str
+
+
+def find_secrets(change: FileChange) -> list[SecretFinding]:
+    """Credentials in the lines `change` adds, one finding per (line, kind), in line order."""
+    added = diff_stat(change).added
+    if not added:
+        return []
+    findings: set[SecretFinding] = set()
+    text_by_line = dict(added)
+    for number, kind in _scan_with_detect_secrets(change.path, added):
+        if kind == "Basic Auth Credentials" and _only_reserved_hosts(text_by_line[number]):
+            continue
+        findings.add(SecretFinding(change.path, number, kind))
+    for number, text in added:
+        if _ALLOWLIST_MARK.search(text):
+            continue
+        for kind, pattern in _OWN_PATTERNS:
+            if pattern.search(text):
+                findings.add(SecretFinding(change.path, number, kind))
+    return sorted(findings, key=lambda f: (f.line, f.kind))
+
+
+def _only_reserved_hosts(text: str) -> bool:
+    # user:password@example.org in a test or a doc is an illustration, not a credential
+    hosts = _URL_CREDENTIALS.findall(text)
+    return bool(hosts) and all(_RESERVED_HOSTS.match(host) for host in hosts)
+
+
+def _scan_with_detect_secrets(
+    path: str, added: tuple[tuple[int, str], ...]
+) -> list[tuple[int, str]]:
+    from detect_secrets.core.secrets_collection import SecretsCollection
+    from unidiff.errors import UnidiffParseError
+
+    _configure_detect_secrets()
+    name = path.replace("\t", " ")
+    hunks = "".join(
+        f"@@ -0,0 +{number},1 @@\n+{text.translate(_LINE_BREAKS)}\n" for number, text in added
+    )
+    diff = f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n{hunks}"
+    collection = SecretsCollection()
+    try:
+        collection.scan_diff(diff)
+    except UnidiffParseError:  # pragma: no cover - the diff above is well formed by construction
+        return []
+    return [(secret.line_number, str(secret.type)) for _, secret in collection]
+
+
+def _configure_detect_secrets() -> None:
+    # detect-secrets reads its plugins and filters from a process-wide singleton;
+    # set ours once and again only if someone else changed it
+    from detect_secrets.settings import get_settings
+
+    settings = get_settings()
+    if set(settings.plugins) == set(DETECT_SECRETS_PLUGINS) and (
+        _IS_INVALID_FILE not in settings.filters
+    ):
+        return
+    settings.clear()
+    settings.configure_plugins([{"name": name} for name in DETECT_SECRETS_PLUGINS])
+    # that filter drops every file not on disk; ours are staged in memory
+    settings.disable_filters(_IS_INVALID_FILE)
+
+
+class SecretGuard(Guard):
+    """Refuse a change whose added lines carry a credential.
+
+    What: scans only the lines a change adds, with detect-secrets' diff scanner
+    (the shape-based plugins in `DETECT_SECRETS_PLUGINS`) plus patterns for
+    private keys and AWS, GitHub, Slack and Google keys. A line marked
+    `pragma: allowlist secret` is skipped.
+    Why: a credential written into the tree leaks with the next commit; lines
+    that were already there are not this change's doing.
+    Example: adding `key = "AKIA` + 16 upper-case letters or digits + `"` is
+    refused; the same line already present in the file is not.
+    """
+
+    NAME = "secrets"
+    CODE = FailureCode.SECRET_ADDED
+    MESSAGE = "an added line carries a credential"
+
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """One failure per added line with a credential, naming the line and its kind."""
+        return [
+            self.failure(
+                finding.file,
+                f"{finding.kind} in {finding.file} line {finding.line}",
+                hint="read the credential from the environment or a secret store instead",
+            )
+            for change in changes
+            for finding in find_secrets(change)
+        ]

@@ -1,0 +1,178 @@
+"""Syntax guard: a change must not break the parse of a file."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from posixpath import splitext
+from typing import TYPE_CHECKING
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards._diff import text_of
+from patchsmith.guards.base import Guard, GuardContext
+from patchsmith.runtime.change import FileChange
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+__all__ = ["LANGUAGES", "ParseProblems", "SyntaxGuard", "language_for", "parse_problems"]
+
+LANGUAGES: dict[str, tuple[str, str]] = {
+    ".py": ("tree_sitter_python", "language"),
+    ".pyi": ("tree_sitter_python", "language"),
+    ".js": ("tree_sitter_javascript", "language"),
+    ".mjs": ("tree_sitter_javascript", "language"),
+    ".cjs": ("tree_sitter_javascript", "language"),
+    ".jsx": ("tree_sitter_javascript", "language"),
+    ".ts": ("tree_sitter_typescript", "language_typescript"),
+    ".mts": ("tree_sitter_typescript", "language_typescript"),
+    ".cts": ("tree_sitter_typescript", "language_typescript"),
+    ".tsx": ("tree_sitter_typescript", "language_tsx"),
+    ".go": ("tree_sitter_go", "language"),
+    ".rs": ("tree_sitter_rust", "language"),
+    ".json": ("tree_sitter_json", "language"),
+    ".java": ("tree_sitter_java", "language"),
+    ".c": ("tree_sitter_c", "language"),
+    ".h": ("tree_sitter_c", "language"),
+    ".sh": ("tree_sitter_bash", "language"),
+    ".bash": ("tree_sitter_bash", "language"),
+    ".yaml": ("tree_sitter_yaml", "language"),
+    ".yml": ("tree_sitter_yaml", "language"),
+    ".toml": ("tree_sitter_toml", "language"),
+}
+"""File suffix to (grammar module, function returning its language); see docs/decisions/0003."""
+
+
+@dataclass(frozen=True)
+class ParseProblems:
+    """What a parser disliked in one text: tree-sitter ERROR and MISSING nodes, `ast` error."""
+
+    errors: int = 0
+    missing: int = 0
+    first_line: int | None = None
+    """1-based line of the first problem, when there is one."""
+    python_error: str | None = None
+    """`ast`'s message for Python files that do not compile, with its line."""
+
+    @property
+    def count(self) -> int:
+        return self.errors + self.missing
+
+
+def language_for(path: str) -> tuple[str, str] | None:
+    """The grammar for `path` by its suffix, `None` for languages the guard does not know."""
+    return LANGUAGES.get(splitext(path)[1].lower())
+
+
+def parse_problems(path: str, text: str) -> ParseProblems | None:
+    """The parse problems of `text` as the file `path`, `None` when no parser applies."""
+    grammar = language_for(path)
+    parser = _parser(grammar) if grammar is not None else None
+    is_python = path.lower().endswith((".py", ".pyi"))
+    if parser is None and not is_python:
+        return None
+    errors = missing = 0
+    first_line: int | None = None
+    if parser is not None:
+        tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+        if tree.root_node.has_error:
+            errors, missing, first_line = _count(tree.root_node)
+    python_error = _python_error(text) if is_python else None
+    return ParseProblems(errors, missing, first_line, python_error)
+
+
+def _count(root: Node) -> tuple[int, int, int | None]:
+    errors = missing = 0
+    first: int | None = None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            if node.is_error:
+                errors += 1
+            else:
+                missing += 1
+            line = node.start_point[0] + 1
+            first = line if first is None else min(first, line)
+        # only subtrees that contain a problem are worth walking
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return errors, missing, first
+
+
+def _python_error(text: str) -> str | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
+        try:
+            ast.parse(text)
+        except SyntaxError as exc:
+            return f"line {exc.lineno}: {exc.msg}"
+        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+            return str(exc) or type(exc).__name__
+    return None
+
+
+@cache
+def _parser(grammar: tuple[str, str]) -> Parser | None:
+    # grammars are loaded on first use so that `import patchsmith` never pays for tree-sitter
+    try:
+        import tree_sitter
+
+        module = importlib.import_module(grammar[0])
+        language_fn: Callable[[], object] = getattr(module, grammar[1])
+        return tree_sitter.Parser(tree_sitter.Language(language_fn()))
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return None
+
+
+class SyntaxGuard(Guard):
+    """Refuse a change that breaks the parse of a file that parsed before.
+
+    What: parses each changed file's old and new text with its tree-sitter
+    grammar (Python, JavaScript, TypeScript/TSX, Go, Rust, JSON, Java, C, Bash,
+    YAML, TOML) and refuses when the new text has more ERROR or MISSING nodes;
+    Python is also compiled with `ast`, refused when the old text compiled and
+    the new does not. Files of other languages, deleted files and binary
+    content pass.
+    Why: a hunk applied in the wrong place, or a truncated whole-file edit,
+    usually leaves unbalanced brackets: caught here, before anything is written.
+    Example: turning `def f():\\n    return 1\\n` into `def f(:\\n    return 1\\n`
+    is SYNTAX_ERROR; a file that was already broken may stay as broken.
+    """
+
+    NAME = "syntax"
+    CODE = FailureCode.SYNTAX_ERROR
+    MESSAGE = "change breaks the syntax of the file"
+
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """One failure per file whose new text parses worse than its old text."""
+        failures: list[PatchFailure] = []
+        for change in changes:
+            failure = self._check_one(change)
+            if failure is not None:
+                failures.append(failure)
+        return failures
+
+    def _check_one(self, change: FileChange) -> PatchFailure | None:
+        new = text_of(change.new_bytes, change.new_text)
+        if new is None or language_for(change.path) is None:
+            return None
+        after = parse_problems(change.path, new)
+        if after is None or (after.count == 0 and after.python_error is None):
+            return None
+        old = text_of(change.old_bytes, change.old_text)
+        before = parse_problems(change.path, old) if old is not None else ParseProblems()
+        assert before is not None  # the same grammar parsed `new`
+        if after.count > before.count:
+            where = f" (first at line {after.first_line})" if after.first_line else ""
+            return self.failure(
+                change.path,
+                f"{change.path}: {after.count - before.count} new syntax error(s){where}",
+                hint="check brackets, quotes and indentation around the edit",
+            )
+        if after.python_error is not None and before.python_error is None:
+            return self.failure(change.path, f"{change.path}: {after.python_error}")
+        return None

@@ -1,0 +1,196 @@
+"""`Policy`: the workspace's rules for what a change may touch and how big it may be.
+
+Read from `patchsmith.toml` (table `[policy]`), else from `pyproject.toml`
+(table `[tool.patchsmith.policy]`), else the defaults, which refuse no ordinary edit.
+A proposal can narrow the policy (more forbidden paths, lower budgets) but never
+loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attempts`
+names them, so they can be reported.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+import pathspec
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, PatchProposal
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "GuardSwitches",
+    "Policy",
+    "load_policy",
+    "matches",
+]
+
+DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
+"""Larger than any hand-written source file, small enough to stop a runaway write."""
+
+
+class GuardSwitches(BaseModel):
+    """Which guards run; every guard is on unless switched off here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    write_scope: bool = True
+    forbidden_paths: bool = True
+    generated_file: bool = True
+    lockfile: bool = True
+    binary_content: bool = True
+    secrets: bool = True
+    empty_write: bool = True
+    file_size: bool = True
+    max_files: bool = True
+    max_changed_lines: bool = True
+    hunks_outside_expected: bool = True
+    syntax: bool = True
+
+
+class Policy(BaseModel):
+    """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    include: tuple[str, ...] = ()
+    """Paths a change may write; empty means the whole workspace."""
+    exclude: tuple[str, ...] = ()
+    """Paths taken out of the write scope (OUT_OF_SCOPE)."""
+    forbidden: tuple[str, ...] = ()
+    """Paths no change may touch, whatever the scope says (FORBIDDEN_PATH)."""
+    max_files: int | None = Field(default=None, ge=0)
+    max_changed_lines: int | None = Field(default=None, ge=0)
+    """Added plus removed lines over the whole change."""
+    max_hunks_outside_expected: int | None = Field(default=None, ge=0)
+    """Hunks allowed in files outside the proposal's `expected_files`."""
+    max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
+    guards: GuardSwitches = GuardSwitches()
+    record: bool = True
+    """Keep an audit record of each run in `.patchsmith/`."""
+
+    @field_validator("include", "exclude", "forbidden")
+    @classmethod
+    def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in patterns:
+            try:
+                _spec((pattern,))
+            except ValueError as exc:
+                raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
+        return patterns
+
+    def guard_enabled(self, name: str) -> bool:
+        """True unless the guard `name` is switched off (unknown names count as on)."""
+        return bool(getattr(self.guards, name, True))
+
+    def in_scope(self, path: str) -> bool:
+        """True when `path` is inside the write scope (include minus exclude)."""
+        if self.include and not matches(self.include, path):
+            return False
+        return not matches(self.exclude, path)
+
+    def tightened_by(self, proposal: PatchProposal) -> Policy:
+        """This policy narrowed by the proposal: its forbidden files and lower diff budgets.
+
+        Attempts to loosen (a budget above the policy's) are ignored; see
+        `loosening_attempts` for the list to report.
+        """
+        forbidden = tuple(dict.fromkeys((*self.forbidden, *proposal.forbidden_files)))
+        max_files = _lowest(
+            self.max_files,
+            (p.value for p in proposal.expected_postconditions if isinstance(p, DiffMaxFiles)),
+        )
+        max_lines = _lowest(
+            self.max_changed_lines,
+            (p.value for p in proposal.expected_postconditions if isinstance(p, DiffMaxLines)),
+        )
+        return self.model_copy(
+            update={"forbidden": forbidden, "max_files": max_files, "max_changed_lines": max_lines}
+        )
+
+    def loosening_attempts(self, proposal: PatchProposal) -> tuple[str, ...]:
+        """What in the proposal would loosen this policy (and is therefore ignored)."""
+        notes: list[str] = []
+        for post in proposal.expected_postconditions:
+            if isinstance(post, DiffMaxFiles) and _above(post.value, self.max_files):
+                notes.append(
+                    f"DIFF_MAX_FILES {post.value} is above the policy's max_files "
+                    f"{self.max_files}; the policy's limit applies"
+                )
+            if isinstance(post, DiffMaxLines) and _above(post.value, self.max_changed_lines):
+                notes.append(
+                    f"DIFF_MAX_LINES {post.value} is above the policy's max_changed_lines "
+                    f"{self.max_changed_lines}; the policy's limit applies"
+                )
+        return tuple(notes)
+
+
+def _lowest(current: int | None, proposed: Iterable[int]) -> int | None:
+    values = [v for v in (current, *proposed) if v is not None]
+    return min(values) if values else None
+
+
+def _above(value: int, limit: int | None) -> bool:
+    return limit is not None and value > limit
+
+
+@lru_cache(maxsize=256)
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    # compiled once per distinct pattern list: policies are immutable, so this is pure
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def matches(patterns: Iterable[str], path: str) -> bool:
+    """True when the POSIX relative `path` matches any gitignore-style pattern."""
+    spec = _spec(tuple(patterns))
+    return bool(spec.match_file(path))
+
+
+def load_policy(root: str | Path) -> Policy | PatchFailure:
+    """The policy at `root`: from `patchsmith.toml`, else `pyproject.toml`, else the defaults.
+
+    Returns INVALID_POLICY when a policy file cannot be read or holds unknown keys
+    or bad values (the message names each offending key).
+    """
+    root = Path(root)
+    own = root / "patchsmith.toml"
+    if own.is_file():
+        return _from_file(own, ("policy",))
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        return _from_file(pyproject, ("tool", "patchsmith", "policy"))
+    return Policy()
+
+
+def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
+    try:
+        data: object = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return _invalid(path, f"cannot read {path.name}: {exc}")
+    where = f"{path.name} [{'.'.join(keys)}]"
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return _invalid(path, f"{where} must be a table")
+        data = data.get(key, {})
+    if not isinstance(data, Mapping):
+        return _invalid(path, f"{where} must be a table")
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(table)'}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
+        return _invalid(path, f"invalid policy in {where}: {problems}")
+
+
+def _invalid(path: Path, message: str) -> PatchFailure:
+    return PatchFailure(
+        code=FailureCode.INVALID_POLICY,
+        message=message,
+        file=path.name,
+        hint="docs/policy.md lists every policy key",
+    )

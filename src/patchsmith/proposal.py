@@ -1,0 +1,411 @@
+"""`PatchProposal`: a change offered by a model, with the metadata the runtime needs to judge it.
+
+A model may propose; the runtime decides. The proposal says what should change and why
+(`objective`, `rationale`, `operations`), where it may touch (`expected_files`,
+`forbidden_files`), what must hold before (`preconditions`) and after
+(`expected_postconditions`), and how it will be verified (`verification_plan`).
+Every part is a frozen pydantic model that rejects unknown keys; variants are told
+apart by their `type` field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.formats.script import EditFormat
+
+__all__ = [
+    "AstTransformOperation",
+    "BaseCommitMatch",
+    "CommandOperation",
+    "Compiles",
+    "DiffMaxFiles",
+    "DiffMaxLines",
+    "DirectWriteOperation",
+    "FileExists",
+    "FileHashMatch",
+    "NoBinaryChanged",
+    "NoForbiddenPathChanged",
+    "NoSecretAdded",
+    "Operation",
+    "PatchOperation",
+    "PatchProposal",
+    "PathAllowed",
+    "Postcondition",
+    "PostconditionType",
+    "Precondition",
+    "PreconditionType",
+    "ProposalStrategy",
+    "Risk",
+    "SyntaxValid",
+    "TestsPass",
+    "VerificationPlan",
+    "load_proposal",
+    "proposal_json_schema",
+    "unsupported_operations",
+]
+
+
+class ProposalModel(BaseModel):
+    """Base of every proposal part: immutable, snake_case, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProposalStrategy(StrEnum):
+    """How the proposer intends the change to be made."""
+
+    DIRECT_FILE_EDIT = "DIRECT_FILE_EDIT"
+    UNIFIED_DIFF = "UNIFIED_DIFF"
+    AST_TRANSFORM = "AST_TRANSFORM"
+    BUILD_TOOL_GENERATED = "BUILD_TOOL_GENERATED"
+    HYBRID = "HYBRID"
+
+
+class Risk(StrEnum):
+    """The proposer's own estimate of how risky the change is."""
+
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+
+class PreconditionType(StrEnum):
+    """What must hold in the workspace before anything is applied."""
+
+    FILE_HASH_MATCH = "FILE_HASH_MATCH"
+    FILE_EXISTS = "FILE_EXISTS"
+    PATH_ALLOWED = "PATH_ALLOWED"
+    BASE_COMMIT_MATCH = "BASE_COMMIT_MATCH"
+
+
+class PostconditionType(StrEnum):
+    """What must hold for the staged change (the last two are left to the verifier)."""
+
+    NO_FORBIDDEN_PATH_CHANGED = "NO_FORBIDDEN_PATH_CHANGED"
+    DIFF_MAX_FILES = "DIFF_MAX_FILES"
+    DIFF_MAX_LINES = "DIFF_MAX_LINES"
+    NO_SECRET_ADDED = "NO_SECRET_ADDED"
+    NO_BINARY_CHANGED = "NO_BINARY_CHANGED"
+    SYNTAX_VALID = "SYNTAX_VALID"
+    COMPILES = "COMPILES"
+    TESTS_PASS = "TESTS_PASS"
+
+
+# -- preconditions -------------------------------------------------------------------------------
+
+
+class FileHashMatch(ProposalModel):
+    """The file's current bytes hash to `value` (hex sha256)."""
+
+    type: Literal["FILE_HASH_MATCH"] = "FILE_HASH_MATCH"
+    path: str = Field(min_length=1)
+    value: str = Field(min_length=1)
+    """Hex sha256 of the file's bytes, as `read_file` reports it."""
+
+
+class FileExists(ProposalModel):
+    """The file exists."""
+
+    type: Literal["FILE_EXISTS"] = "FILE_EXISTS"
+    path: str = Field(min_length=1)
+
+
+class PathAllowed(ProposalModel):
+    """The path stays inside the workspace, inside the write scope, and is not forbidden."""
+
+    type: Literal["PATH_ALLOWED"] = "PATH_ALLOWED"
+    path: str = Field(min_length=1)
+
+
+class BaseCommitMatch(ProposalModel):
+    """The repository's `HEAD` is `value` (a full or abbreviated commit id, at least 7 digits)."""
+
+    type: Literal["BASE_COMMIT_MATCH"] = "BASE_COMMIT_MATCH"
+    value: str = Field(min_length=7, max_length=64, pattern=r"^[0-9a-fA-F]+$")
+
+
+Precondition = Annotated[
+    FileHashMatch | FileExists | PathAllowed | BaseCommitMatch, Field(discriminator="type")
+]
+
+# -- operations ----------------------------------------------------------------------------------
+
+
+class PatchOperation(ProposalModel):
+    """Model output in any format patchsmith parses (unified diff, envelope, SEARCH/REPLACE...)."""
+
+    type: Literal["patch"] = "patch"
+    text: str = Field(min_length=1)
+    format: EditFormat = EditFormat.AUTO
+
+
+class DirectWriteOperation(ProposalModel):
+    """Write `content` to `path`, only if the file still hashes to `expected_sha256`.
+
+    `expected_sha256` is `None` when the file is not expected to exist (then
+    `allow_create` must be true). `content` `None` with `allow_delete` deletes the file.
+    """
+
+    type: Literal["direct_write"] = "direct_write"
+    path: str = Field(min_length=1)
+    content: str | None
+    expected_sha256: str | None = None
+    allow_create: bool = False
+    allow_delete: bool = False
+    reason: str = ""
+
+    @model_validator(mode="after")
+    def _delete_is_explicit(self) -> DirectWriteOperation:
+        if self.content is None and not self.allow_delete:
+            raise ValueError("content is null: set allow_delete to true to delete the file")
+        if self.content is not None and self.allow_delete:
+            raise ValueError("allow_delete needs content null (a delete writes nothing)")
+        return self
+
+
+class AstTransformOperation(ProposalModel):
+    """A codemod recipe run over `paths` (not executed yet: refused with NOT_SUPPORTED_YET)."""
+
+    type: Literal["ast_transform"] = "ast_transform"
+    recipe: str = Field(min_length=1)
+    language: str | None = None
+    paths: tuple[str, ...] = ()
+    params: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Scalar recipe parameters, passed to the recipe as given."""
+
+
+class CommandOperation(ProposalModel):
+    """A change produced by an allow-listed command profile (not executed yet)."""
+
+    type: Literal["command"] = "command"
+    profile: str = Field(min_length=1)
+    argv: tuple[str, ...] = ()
+    """Extra arguments appended to the profile's command."""
+
+
+Operation = Annotated[
+    PatchOperation | DirectWriteOperation | AstTransformOperation | CommandOperation,
+    Field(discriminator="type"),
+]
+
+# -- postconditions ------------------------------------------------------------------------------
+
+
+class NoForbiddenPathChanged(ProposalModel):
+    """No changed path matches the policy's or the proposal's forbidden patterns."""
+
+    type: Literal["NO_FORBIDDEN_PATH_CHANGED"] = "NO_FORBIDDEN_PATH_CHANGED"
+
+
+class DiffMaxFiles(ProposalModel):
+    """At most `value` files change."""
+
+    type: Literal["DIFF_MAX_FILES"] = "DIFF_MAX_FILES"
+    value: int = Field(ge=0)
+
+
+class DiffMaxLines(ProposalModel):
+    """At most `value` lines are added plus removed, over all files."""
+
+    type: Literal["DIFF_MAX_LINES"] = "DIFF_MAX_LINES"
+    value: int = Field(ge=0)
+
+
+class NoSecretAdded(ProposalModel):
+    """No added line carries a credential."""
+
+    type: Literal["NO_SECRET_ADDED"] = "NO_SECRET_ADDED"
+
+
+class NoBinaryChanged(ProposalModel):
+    """No binary file is created, changed or deleted."""
+
+    type: Literal["NO_BINARY_CHANGED"] = "NO_BINARY_CHANGED"
+
+
+class SyntaxValid(ProposalModel):
+    """No changed file that parsed before fails to parse after."""
+
+    type: Literal["SYNTAX_VALID"] = "SYNTAX_VALID"
+
+
+class Compiles(ProposalModel):
+    """The project builds (checked by the verifier, recorded here)."""
+
+    type: Literal["COMPILES"] = "COMPILES"
+
+
+class TestsPass(ProposalModel):
+    """The verification plan's tests pass (checked by the verifier, recorded here)."""
+
+    __test__ = False  # a model, not a pytest test class
+    type: Literal["TESTS_PASS"] = "TESTS_PASS"
+
+
+Postcondition = Annotated[
+    NoForbiddenPathChanged
+    | DiffMaxFiles
+    | DiffMaxLines
+    | NoSecretAdded
+    | NoBinaryChanged
+    | SyntaxValid
+    | Compiles
+    | TestsPass,
+    Field(discriminator="type"),
+]
+
+# -- the proposal --------------------------------------------------------------------------------
+
+
+class VerificationPlan(ProposalModel):
+    """Which verification profile to run after applying, and how long it may take."""
+
+    profile: str = Field(min_length=1)
+    timeout_seconds: float | None = Field(default=None, gt=0)
+
+
+class PatchProposal(ProposalModel):
+    """A proposed change with its purpose, boundaries and checks."""
+
+    proposal_id: str = Field(min_length=1)
+    run_id: str = Field(min_length=1)
+    attempt_no: int = Field(ge=1)
+    strategy: ProposalStrategy
+    objective: str = Field(min_length=1)
+    rationale: str = ""
+    expected_files: tuple[str, ...] = ()
+    """Gitignore-style patterns of the files the change is meant to touch."""
+    forbidden_files: tuple[str, ...] = ()
+    """Gitignore-style patterns no change may touch (added to the policy's)."""
+    preconditions: tuple[Precondition, ...] = ()
+    operations: tuple[Operation, ...] = Field(min_length=1)
+    expected_postconditions: tuple[Postcondition, ...] = ()
+    verification_plan: VerificationPlan | None = None
+    risk: Risk = Risk.LOW
+
+
+def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
+    """One NOT_SUPPORTED_YET failure per operation this version cannot execute."""
+    failures: list[PatchFailure] = []
+    for index, operation in enumerate(proposal.operations):
+        if isinstance(operation, AstTransformOperation | CommandOperation):
+            failures.append(
+                PatchFailure(
+                    code=FailureCode.NOT_SUPPORTED_YET,
+                    message=f"operations[{index}]: '{operation.type}' operations are not "
+                    "executed by this version of patchsmith",
+                    hint="send the change as a 'patch' or 'direct_write' operation",
+                    rule="operation_supported",
+                )
+            )
+    return failures
+
+
+ProposalSource = PatchProposal | Mapping[str, object] | str | os.PathLike[str]
+
+
+def load_proposal(source: ProposalSource) -> PatchProposal | PatchFailure:
+    """Validate a proposal given as a model, a dict, JSON/YAML text, or a path to a file.
+
+    A `str` is read as a path when it is one line naming an existing file, else as
+    JSON or YAML text. Returns INVALID_PROPOSAL (with each pydantic error location)
+    when it does not validate, FILE_NOT_FOUND when a given path does not exist.
+    """
+    if isinstance(source, PatchProposal):
+        return source
+    data: object
+    if isinstance(source, Mapping):
+        data = source
+    else:
+        text = _read_source(source)
+        if isinstance(text, PatchFailure):
+            return text
+        data = _parse_text(text)
+        if isinstance(data, PatchFailure):
+            return data
+    if not isinstance(data, Mapping):
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message=f"a proposal must be a JSON or YAML object, got {type(data).__name__}",
+        )
+    try:
+        return PatchProposal.model_validate(data)
+    except ValidationError as exc:
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message=_describe(exc),
+            hint="`patchsmith schema` prints the JSON Schema a proposal must follow",
+        )
+
+
+def _read_source(source: str | os.PathLike[str]) -> str | PatchFailure:
+    if isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "["))):
+        return source
+    path = Path(source)
+    try:
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message=f"cannot read proposal file {str(path)!r}: {exc}",
+            file=str(path),
+        )
+    except ValueError:  # a str that cannot be a path (e.g. it holds a NUL)
+        pass
+    if isinstance(source, str) and not source.lower().endswith((".json", ".yaml", ".yml")):
+        return source
+    return PatchFailure(
+        code=FailureCode.FILE_NOT_FOUND,
+        message=f"proposal file not found: {str(source)!r}",
+        file=str(source),
+    )
+
+
+def _parse_text(text: str) -> object | PatchFailure:
+    try:
+        parsed: object = json.loads(text)
+        return parsed
+    except ValueError:
+        pass
+    try:
+        # YAML is a superset of JSON, so this also gives the better message for broken JSON
+        loaded: object = yaml.safe_load(text)
+        return loaded
+    except yaml.YAMLError as exc:
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message=f"proposal is neither valid JSON nor valid YAML: {exc}",
+        )
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors(include_url=False):
+        location = ".".join(str(part) for part in error["loc"]) or "(root)"
+        parts.append(f"{location}: {error['msg']}")
+    shown = parts[:10]
+    more = f" (and {len(parts) - len(shown)} more)" if len(parts) > len(shown) else ""
+    return "invalid proposal: " + "; ".join(shown) + more
+
+
+def proposal_json_schema() -> dict[str, object]:
+    """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json)."""
+    schema: dict[str, object] = PatchProposal.model_json_schema()
+    return schema

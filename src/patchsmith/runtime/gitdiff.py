@@ -1,0 +1,200 @@
+"""Git-format diffs of staged `FileChange`s, exact enough that `git apply` replays them.
+
+The diff is computed over bytes, split on `\\n` only, as git does, so CRLF lines and
+non-UTF-8 text survive. `render_git_diff` returns text; bytes that are not UTF-8 are
+carried as surrogate escapes, so encode it with `"utf-8", "surrogateescape"` (or call
+`render_git_diff_bytes`) to get exactly what git would apply. A side with a NUL in its
+first 8000 bytes is binary and shown as `Binary files ... differ`, which `git apply`
+cannot replay.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Iterable
+
+from patchsmith.formats.script import Action
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
+
+__all__ = ["CONTEXT_LINES", "render_git_diff", "render_git_diff_bytes"]
+
+CONTEXT_LINES = 3
+_NULL_OID = "0" * 7
+_NO_NEWLINE = b"\\ No newline at end of file\n"
+_ESCAPES = {
+    0x07: b"\\a",
+    0x08: b"\\b",
+    0x09: b"\\t",
+    0x0A: b"\\n",
+    0x0B: b"\\v",
+    0x0C: b"\\f",
+    0x0D: b"\\r",
+    0x22: b'\\"',
+    0x5C: b"\\\\",
+}
+
+
+def _quote(name: str) -> bytes:
+    """`name` as git prints it: C-quoted when it holds control, quote or non-ASCII bytes."""
+    data = name.encode("utf-8", "surrogateescape")
+    if not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in data):
+        return data
+    out = bytearray(b'"')
+    for byte in data:
+        if byte in _ESCAPES:
+            out += _ESCAPES[byte]
+        elif byte < 0x20 or byte >= 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    out += b'"'
+    return bytes(out)
+
+
+def _prefixed(prefix: str, name: str) -> bytes:
+    return _quote(prefix + name)
+
+
+def _git_mode(mode: int | None) -> bytes:
+    return b"100755" if mode is not None and mode & 0o111 else b"100644"
+
+
+def _blob_id(data: bytes | None) -> str:
+    if data is None:
+        return _NULL_OID
+    header = b"blob %d\x00" % len(data)
+    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()[:7]
+
+
+def _is_binary(data: bytes | None) -> bool:
+    return data is not None and b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def _lines(data: bytes | None) -> list[bytes]:
+    # Not bytes.splitlines: it also splits on a lone "\r", and git ends lines at "\n" only.
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _range(start: int, count: int) -> bytes:
+    # Unified-diff convention: an empty range names the line before it; ",1" is implied.
+    if count == 0:
+        return b"%d,0" % start
+    if count == 1:
+        return b"%d" % (start + 1)
+    return b"%d,%d" % (start + 1, count)
+
+
+def _emit_line(out: bytearray, marker: bytes, line: bytes) -> None:
+    out += marker + line
+    if not line.endswith(b"\n"):
+        out += b"\n" + _NO_NEWLINE
+
+
+def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    out = bytearray()
+    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
+        first, last = group[0], group[-1]
+        old_start, old_end = first[1], last[2]
+        new_start, new_end = first[3], last[4]
+        out += b"@@ -%s +%s @@\n" % (
+            _range(old_start, old_end - old_start),
+            _range(new_start, new_end - new_start),
+        )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                for line in old[i1:i2]:
+                    _emit_line(out, b" ", line)
+                continue
+            for line in old[i1:i2]:
+                _emit_line(out, b"-", line)
+            for line in new[j1:j2]:
+                _emit_line(out, b"+", line)
+    return bytes(out)
+
+
+def _similarity(old: bytes, new: bytes) -> int:
+    if old == new:
+        return 100
+    longest = max(len(old), len(new))
+    if longest == 0:
+        return 100
+    matcher = difflib.SequenceMatcher(None, _lines(old), _lines(new), autojunk=False)
+    same = sum(
+        sum(len(line) for line in _lines(old)[i1:i2])
+        for tag, i1, i2, _j1, _j2 in matcher.get_opcodes()
+        if tag == "equal"
+    )
+    return same * 100 // longest
+
+
+def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
+    """The `---`/`+++` lines and hunks (or the binary notice) for one change's content."""
+    old, new = change.old_bytes, change.new_bytes
+    if old == new or (not old and not new):
+        return b""
+    old_label = _prefixed("a/", old_name) if old is not None else b"/dev/null"
+    new_label = _prefixed("b/", new_name) if new is not None else b"/dev/null"
+    if _is_binary(old) or _is_binary(new):
+        return b"Binary files %s and %s differ\n" % (old_label, new_label)
+    # git marks names containing a space with a trailing tab so they can be parsed.
+    old_tab = b"\t" if old is not None and " " in old_name else b""
+    new_tab = b"\t" if new is not None and " " in new_name else b""
+    header = b"--- %s%s\n+++ %s%s\n" % (old_label, old_tab, new_label, new_tab)
+    return header + _hunks(_lines(old), _lines(new))
+
+
+def _index_line(change: FileChange, mode_suffix: bool) -> bytes:
+    if change.old_bytes == change.new_bytes:
+        return b""
+    line = f"index {_blob_id(change.old_bytes)}..{_blob_id(change.new_bytes)}".encode()
+    if mode_suffix:
+        line += b" " + _git_mode(change.new_mode)
+    return line + b"\n"
+
+
+def _file_diff(change: FileChange) -> bytes:
+    new_name = change.path
+    old_name = change.old_path if change.old_path is not None else change.path
+    header = b"diff --git %s %s\n" % (_prefixed("a/", old_name), _prefixed("b/", new_name))
+    meta = bytearray()
+    if change.action is Action.CREATE:
+        meta += b"new file mode %s\n" % _git_mode(change.new_mode)
+        meta += _index_line(change, mode_suffix=False)
+    elif change.action is Action.DELETE:
+        meta += b"deleted file mode %s\n" % _git_mode(change.old_mode)
+        meta += _index_line(change, mode_suffix=False)
+    else:
+        modes_differ = _git_mode(change.old_mode) != _git_mode(change.new_mode)
+        if modes_differ:
+            meta += b"old mode %s\nnew mode %s\n" % (
+                _git_mode(change.old_mode),
+                _git_mode(change.new_mode),
+            )
+        if change.action is Action.MOVE:
+            similarity = _similarity(change.old_bytes or b"", change.new_bytes or b"")
+            meta += b"similarity index %d%%\n" % similarity
+            meta += b"rename from %s\nrename to %s\n" % (_quote(old_name), _quote(new_name))
+        meta += _index_line(change, mode_suffix=not modes_differ)
+    body = _content(change, old_name, new_name)
+    if not meta and not body:
+        return b""
+    return header + bytes(meta) + body
+
+
+def render_git_diff_bytes(changes: Iterable[FileChange]) -> bytes:
+    """The git-format diff of `changes` as the exact bytes `git apply` expects."""
+    return b"".join(_file_diff(change) for change in changes)
+
+
+def render_git_diff(changes: Iterable[FileChange]) -> str:
+    """The git-format diff of `changes`; non-UTF-8 bytes are carried as surrogate escapes."""
+    return render_git_diff_bytes(changes).decode("utf-8", "surrogateescape")

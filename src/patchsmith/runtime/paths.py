@@ -1,0 +1,164 @@
+"""Workspace-relative path checking: the one place a user-supplied path becomes trusted.
+
+Backslashes are read as separators (models on Windows write `src\\app.py`), so a file
+whose name contains a backslash cannot be addressed. Symlinks whose target stays
+inside the root are followed: `canonical_path` maps a checked path to the real file
+it names, and the runtime writes there, so a symlinked file keeps being a link and
+its target gets the new content.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from patchsmith.errors import FailureCode, PatchFailure
+
+__all__ = ["STATE_DIR_NAME", "canonical_path", "resolve_path"]
+
+STATE_DIR_NAME = ".patchsmith"
+"""patchsmith's own state directory at the workspace root; never a patch target."""
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+# Decoding is repeated so that double encoding (`%252e`) cannot hide a component.
+_MAX_UNQUOTE_ROUNDS = 4
+
+
+def _outside(user_path: str, message: str, hint: str | None = None) -> PatchFailure:
+    return PatchFailure(
+        code=FailureCode.PATH_OUTSIDE_WORKSPACE,
+        message=message,
+        file=user_path,
+        hint=hint or "use a path relative to the workspace root, without '..'",
+    )
+
+
+def _fully_unquoted(text: str) -> str:
+    for _ in range(_MAX_UNQUOTE_ROUNDS):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
+def _reserved_component(component: str) -> str | None:
+    # Windows and macOS file systems ignore case and trailing dots/spaces, so
+    # `.GIT` and `.git.` can name the real `.git` directory.
+    folded = component.rstrip(". ").lower() if component.strip(". ") else component
+    if folded == ".git":
+        return ".git"
+    if folded == STATE_DIR_NAME:
+        return STATE_DIR_NAME
+    return None
+
+
+def _check_components(user_path: str, parts: list[str]) -> PatchFailure | None:
+    for part in parts:
+        if part.strip() == "..":
+            return _outside(user_path, f"path component {part!r} leaves the workspace")
+        reserved = _reserved_component(part)
+        if reserved is not None:
+            return _outside(
+                user_path,
+                f"path component {part!r} is inside {reserved}/, which patchsmith never edits",
+                hint=f"edit files outside {reserved}/",
+            )
+    return None
+
+
+def _syntax_failure(user_path: str) -> PatchFailure | None:
+    if not user_path.strip():
+        return _outside(user_path, "empty path", hint="name a file relative to the workspace root")
+    if "\x00" in user_path:
+        return _outside(user_path, "path contains a NUL byte")
+    decoded = _fully_unquoted(user_path)
+    if "\x00" in decoded:
+        return _outside(user_path, "path contains an encoded NUL byte (%00)")
+    lowered = user_path.lower()
+    for encoded in ("%2f", "%5c"):
+        if encoded in lowered:
+            return _outside(user_path, f"path contains an encoded separator ({encoded})")
+    for candidate in (user_path, decoded):
+        text = candidate.replace("\\", "/")
+        if text.startswith("~"):
+            return _outside(user_path, f"path {candidate!r} starts with '~' (a home directory)")
+        if _DRIVE.match(text):
+            return _outside(user_path, f"path {candidate!r} starts with a drive letter")
+        if text.startswith("/"):
+            kind = "a UNC path" if text.startswith("//") else "absolute"
+            return _outside(user_path, f"path {candidate!r} is {kind}")
+        failure = _check_components(user_path, text.split("/"))
+        if failure is not None:
+            return failure
+    return None
+
+
+def _is_within(path: str, real_root: str) -> bool:
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _symlink_failure(root: Path, user_path: str, parts: list[str]) -> PatchFailure | None:
+    real_root = os.path.realpath(root)
+    current = root
+    for index, part in enumerate(parts):
+        current = current / part
+        if not current.is_symlink():
+            continue
+        target = os.path.realpath(current)
+        shown = "/".join(parts[: index + 1])
+        if not _is_within(target, real_root):
+            kind = "file" if index == len(parts) - 1 else "directory"
+            return PatchFailure(
+                code=FailureCode.SYMLINK_ESCAPE,
+                message=f"{shown!r} is a symlinked {kind} pointing outside the workspace",
+                file=user_path,
+                hint="edit the file at its real location inside the workspace",
+            )
+        real_parts = Path(os.path.relpath(target, real_root)).parts
+        failure = _check_components(user_path, list(real_parts))
+        if failure is not None:
+            return _outside(
+                user_path,
+                f"{shown!r} is a symlink into a protected directory: {failure.message}",
+                hint=failure.hint,
+            )
+    return None
+
+
+def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
+    """Return `user_path` as a normalised POSIX path relative to `root`, or why it is refused.
+
+    Refuses (PATH_OUTSIDE_WORKSPACE) absolute, drive, UNC and `~` paths, `..` in any
+    spelling (backslashes, URL encoding), NUL bytes, empty paths and anything under
+    `.git/` or `.patchsmith/`; refuses (SYMLINK_ESCAPE) a path whose file or parent
+    directory is a symlink resolving outside `root`. The path need not exist.
+    """
+    failure = _syntax_failure(user_path)
+    if failure is not None:
+        return failure
+    parts = [part for part in user_path.replace("\\", "/").split("/") if part not in ("", ".")]
+    if not parts:
+        return _outside(user_path, f"path {user_path!r} names the workspace root, not a file")
+    failure = _symlink_failure(root, user_path, parts)
+    if failure is not None:
+        return failure
+    return "/".join(parts)
+
+
+def canonical_path(root: Path, relative: str, *, follow_final: bool) -> str:
+    """The real POSIX path, relative to `root`, of a path `resolve_path` accepted.
+
+    Symlinked parent directories are always resolved; the last component only when
+    `follow_final` is set (reading or rewriting a file follows a symlink, deleting
+    or creating one does not).
+    """
+    real_root = os.path.realpath(root)
+    joined = os.path.join(real_root, *relative.split("/"))
+    if follow_final:
+        real = os.path.realpath(joined)
+    else:
+        real = os.path.join(os.path.realpath(os.path.dirname(joined)), os.path.basename(joined))
+    return Path(os.path.relpath(real, real_root)).as_posix()

@@ -1,0 +1,123 @@
+"""`TextFile`: a file's bytes decoded exactly, so that writing it back changes nothing else.
+
+Line endings stay in the text as they were (the engine deals with CRLF), the BOM is
+kept apart, and the encoding is one of a few whose decode→encode round trip is exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import StrEnum
+
+from patchsmith.errors import FailureCode, PatchFailure
+
+__all__ = ["BINARY_SNIFF_BYTES", "TextEncoding", "TextFile", "decode_file", "encode_text"]
+
+BINARY_SNIFF_BYTES = 8000
+"""A NUL byte within this many leading bytes marks a file as binary (git's rule)."""
+
+
+class TextEncoding(StrEnum):
+    """How a file's bytes were decoded; each value is a Python codec name."""
+
+    UTF_8 = "utf-8"
+    UTF_16_LE = "utf-16-le"
+    UTF_16_BE = "utf-16-be"
+    UTF_32_LE = "utf-32-le"
+    UTF_32_BE = "utf-32-be"
+    LATIN_1 = "latin-1"
+    """Fallback for bytes that are not UTF-8: every byte maps to one character."""
+
+
+# UTF-32 first: its little-endian BOM starts with the UTF-16 one.
+_BOMS: tuple[tuple[bytes, TextEncoding], ...] = (
+    (b"\x00\x00\xfe\xff", TextEncoding.UTF_32_BE),
+    (b"\xff\xfe\x00\x00", TextEncoding.UTF_32_LE),
+    (b"\xef\xbb\xbf", TextEncoding.UTF_8),
+    (b"\xfe\xff", TextEncoding.UTF_16_BE),
+    (b"\xff\xfe", TextEncoding.UTF_16_LE),
+)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file: `bom + text.encode(encoding) == raw` always holds."""
+
+    path: str
+    text: str
+    encoding: TextEncoding
+    bom: bytes
+    mode: int
+    """Permission bits (e.g. 0o644)."""
+    sha256: str
+    """Hex SHA-256 of `raw`."""
+    raw: bytes
+
+
+def _binary(path: str, where: str) -> PatchFailure:
+    return PatchFailure(
+        code=FailureCode.BINARY_FILE,
+        message=f"{path} looks binary ({where}); patchsmith edits text files only",
+        file=path,
+        hint="binary files can be deleted or moved, not edited",
+    )
+
+
+def _decode_with_bom(raw: bytes) -> tuple[str, TextEncoding, bytes] | None:
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom) :].decode(encoding.value), encoding, bom
+            except UnicodeDecodeError:
+                continue
+    return None
+
+
+def decode_file(path: str, raw: bytes, mode: int) -> TextFile | PatchFailure:
+    """Decode `raw` exactly, or BINARY_FILE when it holds a NUL in its first 8000 bytes.
+
+    A BOM selects UTF-8, UTF-16 or UTF-32; otherwise UTF-8, else Latin-1.
+    """
+    digest = hashlib.sha256(raw).hexdigest()
+    decoded = _decode_with_bom(raw)
+    if decoded is not None:
+        text, encoding, bom = decoded
+        if "\x00" in text[:BINARY_SNIFF_BYTES]:
+            return _binary(path, f"a NUL character after its {encoding.value} BOM")
+    elif b"\x00" in raw[:BINARY_SNIFF_BYTES]:
+        offset = raw.index(b"\x00")
+        return _binary(path, f"a NUL byte at offset {offset}")
+    else:
+        try:
+            text, encoding = raw.decode("utf-8"), TextEncoding.UTF_8
+        except UnicodeDecodeError:
+            text, encoding = raw.decode("latin-1"), TextEncoding.LATIN_1
+        bom = b""
+    return TextFile(
+        path=path, text=text, encoding=encoding, bom=bom, mode=mode, sha256=digest, raw=raw
+    )
+
+
+def _line_and_column(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, column
+
+
+def encode_text(tf: TextFile, new_text: str) -> bytes | PatchFailure:
+    """`new_text` as bytes in `tf`'s encoding and BOM, or ENCODING_ERROR naming the character."""
+    try:
+        return tf.bom + new_text.encode(tf.encoding.value)
+    except UnicodeEncodeError as exc:
+        char = new_text[exc.start]
+        line, column = _line_and_column(new_text, exc.start)
+        return PatchFailure(
+            code=FailureCode.ENCODING_ERROR,
+            message=(
+                f"character U+{ord(char):04X} {char!r} at line {line}, column {column} "
+                f"cannot be encoded in {tf.path}'s encoding ({tf.encoding.value})"
+            ),
+            file=tf.path,
+            hint=f"use only characters {tf.encoding.value} can represent, or an ASCII escape",
+        )

@@ -1,0 +1,480 @@
+"""`Transaction`: stage file changes in memory, show them as a git diff, commit all or none.
+
+Staging never touches the disk. `commit` writes a journal (backups of everything that
+will change, fsynced) before the first write, replaces each file atomically, and removes
+the journal last; a failure midway rolls back from it, and so does the next
+`Workspace(root)` after a crash. Staged paths are canonical: a symlinked file is updated
+through to its target, and symlinks themselves are never deleted or moved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from types import TracebackType
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.formats.script import Action
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitdiff import render_git_diff
+from patchsmith.runtime.journal import (
+    MANIFEST_NAME,
+    JournalEntry,
+    close_journal,
+    fsync_directory,
+    open_journal,
+    roll_back,
+    temp_path_for,
+    write_atomically,
+)
+from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
+from patchsmith.runtime.workspace import Workspace, os_failure
+
+__all__ = ["DEFAULT_FILE_MODE", "StepCallback", "Transaction"]
+
+DEFAULT_FILE_MODE = 0o644
+"""Permission bits of a created file when none are given."""
+
+StepCallback = Callable[[str], None]
+"""Called with a step's name (`"journal"`, `"write a.py"`...) before the step runs."""
+
+
+class _State(Enum):
+    OPEN = "open"
+    COMMITTED = "committed"
+    CLOSED = "closed"
+
+
+def _conflict(path: str, message: str) -> PatchFailure:
+    return PatchFailure(
+        code=FailureCode.CONFLICTING_EDITS,
+        message=message,
+        file=path,
+        hint="combine the edits to one file into a single change",
+    )
+
+
+def _no_step(_name: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class _Current:
+    """A source file's bytes, mode and text (`None` when binary), read while staging."""
+
+    raw: bytes
+    mode: int
+    text: str | None
+
+
+def _parents(relative: str) -> list[str]:
+    parts = relative.split("/")[:-1]
+    return ["/".join(parts[: index + 1]) for index in range(len(parts))]
+
+
+class Transaction:
+    """Changes to one workspace, staged in memory and committed atomically.
+
+    Each staging method returns `None` or the `PatchFailure` that refused it (the
+    disk is never touched while staging). `changes` and `diff()` stay readable after
+    `commit()` or `close()`; staging or committing again raises `RuntimeError`.
+    """
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._staged: dict[str, FileChange] = {}
+        self._claimed: dict[str, str] = {}
+        self._state = _State.OPEN
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._state is _State.OPEN:
+            self.close()
+
+    @property
+    def changes(self) -> tuple[FileChange, ...]:
+        """The staged changes, sorted by path."""
+        return tuple(self._staged[path] for path in sorted(self._staged))
+
+    def diff(self) -> str:
+        """The staged changes as a git-format diff (see `render_git_diff`)."""
+        return render_git_diff(self.changes)
+
+    def close(self) -> None:
+        """Discard anything staged; the transaction can no longer be used."""
+        self._ensure_open()
+        self._state = _State.CLOSED
+
+    # staging
+
+    def update(self, path: str, new_text: str, *, reason: str = "") -> PatchFailure | None:
+        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept."""
+        self._ensure_open()
+        target = self._target(path, follow_final=True)
+        if isinstance(target, PatchFailure):
+            return target
+        failure = self._check_unclaimed(target)
+        if failure is not None:
+            return failure
+        current = self._workspace.read(target)
+        if isinstance(current, PatchFailure):
+            return current
+        new_bytes = encode_text(current, new_text)
+        if isinstance(new_bytes, PatchFailure):
+            return new_bytes
+        change = FileChange(
+            path=target,
+            action=Action.UPDATE,
+            old_path=target,
+            old_bytes=current.raw,
+            new_bytes=new_bytes,
+            old_text=current.text,
+            new_text=new_text,
+            old_mode=current.mode,
+            new_mode=current.mode,
+            reason=reason,
+        )
+        self._stage(change, f"update of {target}")
+        return None
+
+    def create(
+        self, path: str, text: str, mode: int | None = None, *, reason: str = ""
+    ) -> PatchFailure | None:
+        """Stage a new UTF-8 file (mode 0o644 unless given); FILE_ALREADY_EXISTS if present."""
+        self._ensure_open()
+        if mode is not None and mode & ~0o777:
+            raise ValueError(f"mode {mode:#o} is not a permission mask (0o000-0o777)")
+        target = self._target(path, follow_final=False)
+        if isinstance(target, PatchFailure):
+            return target
+        failure = self._check_unclaimed(target) or self._check_free(target)
+        if failure is not None:
+            return failure
+        new_mode = DEFAULT_FILE_MODE if mode is None else mode
+        blank = TextFile(
+            path=target,
+            text="",
+            encoding=TextEncoding.UTF_8,
+            bom=b"",
+            mode=new_mode,
+            sha256="",
+            raw=b"",
+        )
+        new_bytes = encode_text(blank, text)
+        if isinstance(new_bytes, PatchFailure):
+            return new_bytes
+        change = FileChange(
+            path=target,
+            action=Action.CREATE,
+            old_path=None,
+            old_bytes=None,
+            new_bytes=new_bytes,
+            new_text=text,
+            new_mode=new_mode,
+            reason=reason,
+        )
+        self._stage(change, f"creation of {target}")
+        return None
+
+    def delete(self, path: str, *, reason: str = "") -> PatchFailure | None:
+        """Stage deleting existing file `path` (binary files included)."""
+        self._ensure_open()
+        target = self._existing_source(path)
+        if isinstance(target, PatchFailure):
+            return target
+        source, current = target
+        change = FileChange(
+            path=source,
+            action=Action.DELETE,
+            old_path=source,
+            old_bytes=current.raw,
+            new_bytes=None,
+            old_text=current.text,
+            old_mode=current.mode,
+            reason=reason,
+        )
+        self._stage(change, f"deletion of {source}")
+        return None
+
+    def move(
+        self, src: str, dst: str, new_text: str | None = None, *, reason: str = ""
+    ) -> PatchFailure | None:
+        """Stage renaming `src` to the free path `dst`, with `new_text` if given; mode is kept."""
+        self._ensure_open()
+        found = self._existing_source(src)
+        if isinstance(found, PatchFailure):
+            return found
+        source, current = found
+        target = self._target(dst, follow_final=False)
+        if isinstance(target, PatchFailure):
+            return target
+        failure = self._check_unclaimed(target) or self._check_free(target)
+        if failure is not None:
+            return failure
+        if target.startswith(source + "/"):
+            return _conflict(target, f"cannot move {source} inside itself ({target})")
+        if new_text is None:
+            new_bytes: bytes | PatchFailure = current.raw
+            text = current.text
+        else:
+            decoded = decode_file(source, current.raw, current.mode)
+            if isinstance(decoded, PatchFailure):
+                return decoded
+            new_bytes, text = encode_text(decoded, new_text), new_text
+        if isinstance(new_bytes, PatchFailure):
+            return new_bytes
+        change = FileChange(
+            path=target,
+            action=Action.MOVE,
+            old_path=source,
+            old_bytes=current.raw,
+            new_bytes=new_bytes,
+            old_text=current.text,
+            new_text=text,
+            old_mode=current.mode,
+            new_mode=current.mode,
+            reason=reason,
+        )
+        self._stage(change, f"move of {source} to {target}", also=source)
+        return None
+
+    # committing
+
+    def commit(self, *, on_step: StepCallback | None = None) -> PatchFailure | None:
+        """Write every staged change or none; IO_ERROR (rolled back) if the disk fails midway.
+
+        STALE_FILE or FILE_ALREADY_EXISTS when the disk changed since staging (nothing
+        is written then).
+        """
+        self._ensure_open()
+        self._state = _State.COMMITTED
+        step = on_step or _no_step
+        workspace = self._workspace
+        if workspace.recovery_failure is not None:
+            return workspace.recovery_failure
+        changes = self.changes
+        try:
+            with workspace.lock():
+                return self._commit_locked(changes, step)
+        except OSError as exc:
+            return os_failure(exc, ".patchsmith/lock", "lock")
+
+    def _commit_locked(
+        self, changes: tuple[FileChange, ...], step: StepCallback
+    ) -> PatchFailure | None:
+        step("check")
+        failure = self._check_fresh(changes)
+        if failure is not None:
+            return failure
+        entries, created_dirs = self._plan(changes)
+        step("journal")
+        workspace = self._workspace
+        try:
+            journal_id, journal_dir = open_journal(
+                workspace.real_root, workspace.state_dir / "journal", entries, created_dirs
+            )
+        except OSError as exc:
+            return os_failure(exc, "the commit journal", "write")
+        try:
+            self._apply(changes, journal_id, created_dirs, step)
+            step("remove journal")
+            (journal_dir / MANIFEST_NAME).unlink()
+        except OSError as exc:
+            return self._undo(journal_dir, exc)
+        except BaseException:
+            # Put the old files back, then let the caller see its own exception; if the
+            # rollback fails too, the journal stays and the next open finishes it.
+            with contextlib.suppress(OSError):
+                roll_back(workspace.real_root, journal_dir)
+                close_journal(journal_dir)
+            raise
+        # The manifest is gone, so the commit stands; leftovers are cleaned on next open.
+        with contextlib.suppress(OSError):
+            close_journal(journal_dir)
+        step("done")
+        return None
+
+    def _apply(
+        self,
+        changes: tuple[FileChange, ...],
+        journal_id: str,
+        created_dirs: list[str],
+        step: StepCallback,
+    ) -> None:
+        workspace = self._workspace
+        touched: set[Path] = set()
+        for change in changes:
+            if change.new_bytes is None or change.new_mode is None:
+                continue
+            unchanged = change.old_bytes == change.new_bytes and change.old_mode == change.new_mode
+            if unchanged and change.old_path == change.path:
+                continue
+            step(f"write {change.path}")
+            target = workspace.disk_path(change.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(
+                target, change.new_bytes, change.new_mode, temp_path_for(target, journal_id)
+            )
+            touched.add(target.parent)
+        for change in changes:
+            if change.action in (Action.DELETE, Action.MOVE) and change.old_path is not None:
+                step(f"delete {change.old_path}")
+                target = workspace.disk_path(change.old_path)
+                target.unlink()
+                touched.add(target.parent)
+        step("sync directories")
+        # A new directory's entry lives in its parent, which must be synced too.
+        touched.update(workspace.disk_path(created).parent for created in created_dirs)
+        for directory in sorted(touched):
+            fsync_directory(directory)
+
+    def _undo(self, journal_dir: Path, exc: OSError) -> PatchFailure:
+        workspace = self._workspace
+        reason = exc.strerror or str(exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        try:
+            roll_back(workspace.real_root, journal_dir)
+            close_journal(journal_dir)
+        except OSError as rollback_exc:
+            return PatchFailure(
+                code=FailureCode.IO_ERROR,
+                message=(
+                    f"commit failed: {reason}{where}; rollback failed too "
+                    f"({rollback_exc.strerror or rollback_exc})"
+                ),
+                hint="reopen the workspace to finish the rollback from the journal",
+            )
+        return PatchFailure(
+            code=FailureCode.IO_ERROR,
+            message=f"commit failed and was rolled back: {reason}{where}",
+            hint="nothing was changed; fix the cause and retry",
+        )
+
+    def _plan(self, changes: tuple[FileChange, ...]) -> tuple[list[JournalEntry], list[str]]:
+        entries: list[JournalEntry] = []
+        created_dirs: list[str] = []
+        for change in changes:
+            if change.old_path is not None:
+                entries.append(JournalEntry(change.old_path, change.old_bytes, change.old_mode))
+            if change.old_path != change.path:
+                entries.append(JournalEntry(change.path, None, None))
+                for parent in _parents(change.path):
+                    if parent not in created_dirs and not os.path.lexists(
+                        self._workspace.disk_path(parent)
+                    ):
+                        created_dirs.append(parent)
+        return entries, created_dirs
+
+    def _check_fresh(self, changes: tuple[FileChange, ...]) -> PatchFailure | None:
+        workspace = self._workspace
+        for change in changes:
+            if change.old_path is not None:
+                target = workspace.disk_path(change.old_path)
+                try:
+                    current = target.read_bytes()
+                    mode = stat.S_IMODE(target.stat().st_mode)
+                except OSError as exc:
+                    return PatchFailure(
+                        code=FailureCode.STALE_FILE,
+                        message=f"{change.old_path} changed since it was staged: "
+                        f"{exc.strerror or exc}",
+                        file=change.old_path,
+                        hint="read the file again and redo the edit",
+                    )
+                if current != change.old_bytes or mode != change.old_mode:
+                    decoded = decode_file(change.old_path, current, mode)
+                    digest = None if isinstance(decoded, PatchFailure) else decoded.sha256
+                    return PatchFailure(
+                        code=FailureCode.STALE_FILE,
+                        message=f"{change.old_path} changed on disk since it was staged",
+                        file=change.old_path,
+                        hint="read the file again and redo the edit",
+                        current_sha256=digest,
+                    )
+            if change.old_path != change.path and os.path.lexists(workspace.disk_path(change.path)):
+                return PatchFailure(
+                    code=FailureCode.FILE_ALREADY_EXISTS,
+                    message=f"{change.path} appeared on disk since it was staged",
+                    file=change.path,
+                    hint="read it and edit it instead of creating it",
+                )
+        return None
+
+    # helpers
+
+    def _ensure_open(self) -> None:
+        if self._state is not _State.OPEN:
+            raise RuntimeError(f"this transaction is {self._state.value}; start a new one")
+
+    def _target(self, path: str, *, follow_final: bool) -> str | PatchFailure:
+        relative = self._workspace.resolve(path)
+        if isinstance(relative, PatchFailure):
+            return relative
+        return self._workspace.canonical(relative, follow_final=follow_final)
+
+    def _existing_source(self, path: str) -> tuple[str, _Current] | PatchFailure:
+        source = self._target(path, follow_final=False)
+        if isinstance(source, PatchFailure):
+            return source
+        failure = self._check_unclaimed(source)
+        if failure is not None:
+            return failure
+        if self._workspace.is_symlink(source):
+            return PatchFailure(
+                code=FailureCode.NOT_SUPPORTED_YET,
+                message=f"{source} is a symlink; deleting or moving symlinks is not supported",
+                file=source,
+                hint="edit the file it points to instead",
+            )
+        raw = self._workspace.read_raw(source)
+        if isinstance(raw, PatchFailure):
+            return raw
+        decoded = decode_file(source, raw.raw, raw.mode)
+        text = None if isinstance(decoded, PatchFailure) else decoded.text
+        return source, _Current(raw.raw, raw.mode, text)
+
+    def _check_unclaimed(self, path: str) -> PatchFailure | None:
+        if path in self._claimed:
+            return _conflict(path, f"{path} is already staged ({self._claimed[path]})")
+        for claimed, what in self._claimed.items():
+            if claimed.startswith(path + "/") or path.startswith(claimed + "/"):
+                return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        return None
+
+    def _check_free(self, path: str) -> PatchFailure | None:
+        workspace = self._workspace
+        for parent in _parents(path):
+            disk = workspace.disk_path(parent)
+            if os.path.lexists(disk) and not disk.is_dir():
+                return PatchFailure(
+                    code=FailureCode.FILE_ALREADY_EXISTS,
+                    message=f"cannot create {path}: {parent} is a file, not a directory",
+                    file=path,
+                )
+        if workspace.lexists(path):
+            kind = "a directory" if workspace.disk_path(path).is_dir() else "a file"
+            return PatchFailure(
+                code=FailureCode.FILE_ALREADY_EXISTS,
+                message=f"{path} already exists ({kind})",
+                file=path,
+                hint="edit the existing file instead of creating it",
+            )
+        return None
+
+    def _stage(self, change: FileChange, what: str, also: str | None = None) -> None:
+        self._staged[change.path] = change
+        self._claimed[change.path] = what
+        if also is not None:
+            self._claimed[also] = what

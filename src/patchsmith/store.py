@@ -1,0 +1,606 @@
+"""The artifact store: every attempt, its diffs, failures and guard decisions, in SQLite.
+
+The database lives at `<root>/.patchsmith/patchsmith.db`, next to a `.gitignore`
+holding `*` so the directory never shows in `git status`. It runs in WAL mode
+with a busy timeout, and every write is one `BEGIN IMMEDIATE` transaction, so two
+processes may record at once. Records are only ever inserted, never updated.
+
+`sqlite3` and `OSError` failures become `PatchRefused` carrying an `IO_ERROR`
+`PatchFailure` here, at this seam; misuse (a closed store, a duplicate id)
+raises `ValueError`/`RuntimeError`, and unknown errors pass through untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
+
+from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.formats.script import Action
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.paths import STATE_DIR_NAME
+
+__all__ = [
+    "DB_FILE_NAME",
+    "SCHEMA_VERSION",
+    "STATE_DIR_NAME",
+    "AttemptKind",
+    "AttemptRecord",
+    "AttemptStatus",
+    "FileRecord",
+    "GuardDecision",
+    "Store",
+    "new_attempt_id",
+]
+
+DB_FILE_NAME = "patchsmith.db"
+_BUSY_TIMEOUT_MS = 10_000
+_ID_PREFIX = "a-"
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+class AttemptKind(StrEnum):
+    """What produced an attempt."""
+
+    APPLY = "apply"
+    PROPOSE = "propose"
+    WRITE = "write"
+
+
+class AttemptStatus(StrEnum):
+    """How an attempt ended. `CHECKED` is a dry run: everything but the write."""
+
+    APPLIED = "applied"
+    REFUSED = "refused"
+    PARTIAL = "partial"
+    ALREADY_APPLIED = "already_applied"
+    CHECKED = "checked"
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One touched file: its action and its sha256 before and after (`None` when absent)."""
+
+    path: str
+    action: Action
+    before_sha256: str | None
+    after_sha256: str | None
+    old_path: str | None = None
+    """The source path of a MOVE; `None` otherwise."""
+
+    @classmethod
+    def from_change(cls, change: FileChange) -> FileRecord:
+        """The record of a staged change, hashing its old and new bytes."""
+        return cls(
+            path=change.path,
+            action=change.action,
+            before_sha256=_sha256(change.old_bytes),
+            after_sha256=_sha256(change.new_bytes),
+            old_path=change.old_path if change.action is Action.MOVE else None,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object used in `--json` output."""
+        return {
+            "path": self.path,
+            "action": self.action.value,
+            "old_path": self.old_path,
+            "before_sha256": self.before_sha256,
+            "after_sha256": self.after_sha256,
+        }
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    """One guard's verdict on a staged change; `code` is what it refuses with."""
+
+    name: str
+    code: FailureCode
+    passed: bool
+    detail: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object used in `--json` output."""
+        return {
+            "name": self.name,
+            "code": self.code.value,
+            "passed": self.passed,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttemptRecord:
+    """Everything known about one attempt to change a workspace.
+
+    Timestamps are UTC ISO 8601 strings. Diffs are git-format text (empty when
+    there is none), replayable with `git apply`. An empty `id` asks
+    `Store.record_attempt` to assign one.
+    """
+
+    id: str = ""
+    run_id: str
+    proposal_id: str
+    attempt_no: int
+    kind: AttemptKind
+    status: AttemptStatus
+    created_at: str
+    finished_at: str
+    base_commit: str | None = None
+    input_text: str = ""
+    staged_diff: str = ""
+    applied_diff: str = ""
+    files: tuple[FileRecord, ...] = field(default_factory=tuple)
+    failures: tuple[PatchFailure, ...] = field(default_factory=tuple)
+    decisions: tuple[GuardDecision, ...] = field(default_factory=tuple)
+    proposal_json: str | None = None
+
+    def summary_json(self) -> dict[str, object]:
+        """The JSON object `log --json` prints: everything but the texts and decisions."""
+        return {
+            "id": self.id,
+            "run_id": self.run_id,
+            "proposal_id": self.proposal_id,
+            "attempt_no": self.attempt_no,
+            "kind": self.kind.value,
+            "status": self.status.value,
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+            "base_commit": self.base_commit,
+            "files": [f.to_json() for f in self.files],
+            "failures": [f.to_json() for f in self.failures],
+        }
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object `show --json` prints: every field."""
+        return {
+            **self.summary_json(),
+            "decisions": [d.to_json() for d in self.decisions],
+            "input_text": self.input_text,
+            "staged_diff": self.staged_diff,
+            "applied_diff": self.applied_diff,
+            "proposal_json": self.proposal_json,
+        }
+
+
+def new_attempt_id() -> str:
+    """A short id that sorts by creation time: `a-` + 10 chars of milliseconds + 8 random."""
+    millis = time.time_ns() // 1_000_000
+    return _ID_PREFIX + _base32(millis, 10) + _base32(secrets.randbits(40), 8)
+
+
+def _base32(value: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        value, digit = divmod(value, 32)
+        chars.append(_CROCKFORD[digit])
+    return "".join(reversed(chars))
+
+
+def _sha256(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _io_failure(message: str) -> PatchRefused:
+    return PatchRefused([PatchFailure(code=FailureCode.IO_ERROR, message=message)])
+
+
+@contextmanager
+def _mapped_errors(action: str) -> Iterator[None]:
+    """Turn storage errors into an `IO_ERROR` refusal; let misuse and unknown errors through."""
+    try:
+        yield
+    except (sqlite3.InterfaceError, sqlite3.ProgrammingError, sqlite3.IntegrityError):
+        # These mean patchsmith used SQLite wrongly: a bug to see, not a condition to report.
+        raise
+    except sqlite3.Error as exc:
+        raise _io_failure(f"{action}: {exc}") from exc
+    except OSError as exc:
+        raise _io_failure(f"{action}: {exc.strerror or exc}") from exc
+
+
+# Migrations, oldest first. Migration N (1-based) takes a database at schema
+# version N-1 to version N; each runs inside the migrating transaction, so
+# statements must not commit (no `executescript`).
+
+
+def _migration_1_attempts(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE attempts (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            proposal_id TEXT NOT NULL,
+            attempt_no INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT NOT NULL,
+            base_commit TEXT,
+            input_text TEXT NOT NULL,
+            staged_diff TEXT NOT NULL,
+            applied_diff TEXT NOT NULL,
+            proposal_json TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX attempts_by_time ON attempts (created_at, id)")
+    conn.execute(
+        """CREATE TABLE attempt_files (
+            attempt_id TEXT NOT NULL REFERENCES attempts (id),
+            seq INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            action TEXT NOT NULL,
+            before_sha256 TEXT,
+            after_sha256 TEXT,
+            PRIMARY KEY (attempt_id, seq)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE failures (
+            attempt_id TEXT NOT NULL REFERENCES attempts (id),
+            seq INTEGER NOT NULL,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL,
+            file TEXT,
+            hunk INTEGER,
+            hint TEXT,
+            excerpt TEXT,
+            current_sha256 TEXT,
+            rule TEXT,
+            PRIMARY KEY (attempt_id, seq)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE decisions (
+            attempt_id TEXT NOT NULL REFERENCES attempts (id),
+            seq INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            code TEXT NOT NULL,
+            passed INTEGER NOT NULL,
+            detail TEXT NOT NULL,
+            PRIMARY KEY (attempt_id, seq)
+        )"""
+    )
+
+
+def _migration_2_runs_proposals_moves(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE attempt_files ADD COLUMN old_path TEXT")
+    conn.execute(
+        """CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            first_seen_at TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE proposals (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            first_seen_at TEXT NOT NULL
+        )"""
+    )
+    # The idempotence lookup searches applied attempts by proposal.
+    conn.execute("CREATE INDEX attempts_by_proposal ON attempts (proposal_id, status)")
+    conn.execute(
+        "INSERT OR IGNORE INTO runs SELECT run_id, MIN(created_at) FROM attempts GROUP BY run_id"
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO proposals"
+        " SELECT proposal_id, MIN(run_id), MIN(created_at) FROM attempts GROUP BY proposal_id"
+    )
+
+
+_Migration = Callable[[sqlite3.Connection], None]
+_MIGRATIONS: tuple[_Migration, ...] = (_migration_1_attempts, _migration_2_runs_proposals_moves)
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The schema version this patchsmith writes."""
+
+
+def _migrate(conn: sqlite3.Connection, migrations: tuple[_Migration, ...]) -> None:
+    """Bring the database to `len(migrations)` in one transaction; refuse a newer schema."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+        if row is None:
+            conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+        current = 0 if row is None else int(row[0])
+        if current > len(migrations):
+            raise _io_failure(
+                f"the store has schema version {current}, newer than the {len(migrations)} "
+                "this patchsmith understands; upgrade patchsmith"
+            )
+        for step in migrations[current:]:
+            step(conn)
+        conn.execute("UPDATE schema_version SET version = ?", (len(migrations),))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def _enum(cls: type[_E], value: object) -> _E:
+    try:
+        return cls(value)
+    except ValueError:
+        raise _io_failure(
+            f"the store holds an unknown {cls.__name__} {value!r}; upgrade patchsmith"
+        ) from None
+
+
+class Store:
+    """An open artifact store. Use `Store.open(state_dir)`; close it, or use it in `with`."""
+
+    def __init__(self, conn: sqlite3.Connection, state_dir: Path) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.state_dir = state_dir
+
+    @classmethod
+    def open(cls, state_dir: Path) -> Store:
+        """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`."""
+        with _mapped_errors(f"cannot open the store in {state_dir}"):
+            state_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                with (state_dir / ".gitignore").open("x", encoding="utf-8") as ignore:
+                    ignore.write("*\n")
+            except FileExistsError:
+                pass
+            conn = sqlite3.connect(
+                state_dir / DB_FILE_NAME, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            )
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                _migrate(conn, _MIGRATIONS)
+            except BaseException:
+                conn.close()
+                raise
+        return cls(conn, state_dir)
+
+    def close(self) -> None:
+        """Close the connection; closing twice is harmless."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self, action: str, *, write: bool) -> Iterator[sqlite3.Connection]:
+        if self._conn is None:
+            raise RuntimeError("the store is closed")
+        conn = self._conn
+        with _mapped_errors(action):
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def record_attempt(self, rec: AttemptRecord) -> str:
+        """Insert `rec` with its files, failures and decisions in one transaction; return its id.
+
+        Raises `ValueError` if a record with the same id exists.
+        """
+        attempt_id = rec.id or new_attempt_id()
+        with self._transaction("cannot record the attempt", write=True) as conn:
+            if conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone():
+                raise ValueError(f"attempt {attempt_id} is already recorded")
+            conn.execute(
+                "INSERT INTO attempts (id, run_id, proposal_id, attempt_no, kind, status,"
+                " created_at, finished_at, base_commit, input_text, staged_diff, applied_diff,"
+                " proposal_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    attempt_id,
+                    rec.run_id,
+                    rec.proposal_id,
+                    rec.attempt_no,
+                    rec.kind.value,
+                    rec.status.value,
+                    rec.created_at,
+                    rec.finished_at,
+                    rec.base_commit,
+                    rec.input_text,
+                    rec.staged_diff,
+                    rec.applied_diff,
+                    rec.proposal_json,
+                ),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO runs (id, first_seen_at) VALUES (?, ?)",
+                (rec.run_id, rec.created_at),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO proposals (id, run_id, first_seen_at) VALUES (?, ?, ?)",
+                (rec.proposal_id, rec.run_id, rec.created_at),
+            )
+            conn.executemany(
+                "INSERT INTO attempt_files (attempt_id, seq, path, action, before_sha256,"
+                " after_sha256, old_path) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        attempt_id,
+                        seq,
+                        f.path,
+                        f.action.value,
+                        f.before_sha256,
+                        f.after_sha256,
+                        f.old_path,
+                    )
+                    for seq, f in enumerate(rec.files)
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO failures (attempt_id, seq, code, message, file, hunk, hint, excerpt,"
+                " current_sha256, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        attempt_id,
+                        seq,
+                        f.code.value,
+                        f.message,
+                        f.file,
+                        f.hunk,
+                        f.hint,
+                        f.excerpt,
+                        f.current_sha256,
+                        f.rule,
+                    )
+                    for seq, f in enumerate(rec.failures)
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO decisions (attempt_id, seq, name, code, passed, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (attempt_id, seq, d.name, d.code.value, int(d.passed), d.detail)
+                    for seq, d in enumerate(rec.decisions)
+                ],
+            )
+        return attempt_id
+
+    def find_ids(self, prefix: str, limit: int = 10) -> tuple[str, ...]:
+        """Ids equal to or starting with `prefix` (also tried with `a-` prepended), oldest first."""
+        if not prefix:
+            return ()
+        candidates = [prefix]
+        if not prefix.startswith(_ID_PREFIX):
+            candidates.append(_ID_PREFIX + prefix)
+        with self._transaction("cannot read the store", write=False) as conn:
+            for candidate in candidates:
+                rows = conn.execute(
+                    "SELECT id FROM attempts WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+                    (len(candidate), candidate, limit),
+                ).fetchall()
+                exact = [r[0] for r in rows if r[0] == candidate]
+                if exact:
+                    return (exact[0],)
+                if rows:
+                    return tuple(str(r[0]) for r in rows)
+        return ()
+
+    def get(self, attempt_id: str) -> AttemptRecord | None:
+        """The record with this id or unique id prefix; `None` if none or several match."""
+        ids = self.find_ids(attempt_id, limit=2)
+        if len(ids) != 1:
+            return None
+        with self._transaction("cannot read the store", write=False) as conn:
+            return _load(conn, ids[0])
+
+    def list_attempts(self, limit: int = 50) -> list[AttemptRecord]:
+        """Up to `limit` records, newest first."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
+            ).fetchall()
+            return [_load(conn, str(r[0])) for r in rows]
+
+    def find_applied(
+        self, proposal_id: str, after_hashes: Mapping[str, str | None]
+    ) -> AttemptRecord | None:
+        """The newest applied attempt of `proposal_id` whose files ended with exactly these hashes.
+
+        `after_hashes` maps each touched path to its sha256 after the change
+        (`None` for a deleted file). A match means the proposal is already applied.
+        """
+        wanted = dict(after_hashes)
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
+                " ORDER BY created_at DESC, id DESC",
+                (proposal_id, AttemptStatus.APPLIED.value),
+            ).fetchall()
+            for (attempt_id,) in rows:
+                rec = _load(conn, str(attempt_id))
+                if {f.path: f.after_sha256 for f in rec.files} == wanted:
+                    return rec
+        return None
+
+
+def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
+    row = conn.execute(
+        "SELECT id, run_id, proposal_id, attempt_no, kind, status, created_at, finished_at,"
+        " base_commit, input_text, staged_diff, applied_diff, proposal_json"
+        " FROM attempts WHERE id = ?",
+        (attempt_id,),
+    ).fetchone()
+    files = tuple(
+        FileRecord(
+            path=path,
+            action=_enum(Action, action),
+            before_sha256=before,
+            after_sha256=after,
+            old_path=old_path,
+        )
+        for path, action, before, after, old_path in conn.execute(
+            "SELECT path, action, before_sha256, after_sha256, old_path"
+            " FROM attempt_files WHERE attempt_id = ? ORDER BY seq",
+            (attempt_id,),
+        )
+    )
+    failures = tuple(
+        PatchFailure(
+            code=_enum(FailureCode, code),
+            message=message,
+            file=file,
+            hunk=hunk,
+            hint=hint,
+            excerpt=excerpt,
+            current_sha256=current,
+            rule=rule,
+        )
+        for code, message, file, hunk, hint, excerpt, current, rule in conn.execute(
+            "SELECT code, message, file, hunk, hint, excerpt, current_sha256, rule"
+            " FROM failures WHERE attempt_id = ? ORDER BY seq",
+            (attempt_id,),
+        )
+    )
+    decisions = tuple(
+        GuardDecision(name=name, code=_enum(FailureCode, code), passed=bool(passed), detail=detail)
+        for name, code, passed, detail in conn.execute(
+            "SELECT name, code, passed, detail FROM decisions WHERE attempt_id = ? ORDER BY seq",
+            (attempt_id,),
+        )
+    )
+    return AttemptRecord(
+        id=row[0],
+        run_id=row[1],
+        proposal_id=row[2],
+        attempt_no=row[3],
+        kind=_enum(AttemptKind, row[4]),
+        status=_enum(AttemptStatus, row[5]),
+        created_at=row[6],
+        finished_at=row[7],
+        base_commit=row[8],
+        input_text=row[9],
+        staged_diff=row[10],
+        applied_diff=row[11],
+        files=files,
+        failures=failures,
+        decisions=decisions,
+        proposal_json=row[12],
+    )
