@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.parity import semantics_cases
 
 from patchsmith.engine import _js
-from tests.parity import semantics_cases
 
 
 def _evaluate(primitive: str, record: dict[str, Any]) -> object:

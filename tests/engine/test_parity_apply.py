@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.parity import by_name, golden_cases
 
 from patchsmith.engine.compat import apply_hunks_compat
-from tests.parity import by_name, golden_cases
 
 
 class TestApplyHunksCompat:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.parity import by_name, golden_cases
 
 from patchsmith.engine import compat
 from patchsmith.engine.dmp import diff_lines
-from tests.parity import by_name, golden_cases
 
 CASES = golden_cases("parity_internal.json", by_name)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.parity import golden_cases
 
 from patchsmith.engine.jsdiff import format_lines, unidiff_diff_lines
-from tests.parity import golden_cases
 
 
 def _ident(_index: int, record: dict[str, Any]) -> str:

@@ -115,12 +115,12 @@ def install_reference(cache: Path | None = None) -> Path:
 class NodeReference:
     """One long-lived node process answering requests in order; use it as a context manager."""
 
-    def __init__(self, package_dir: Path) -> None:
+    def __init__(self, package_dir: Path, driver: Path = DRIVER) -> None:
         node = shutil.which("node")
         if node is None:
             raise OracleUnavailable("node is not on PATH")
         self._process = subprocess.Popen(
-            [node, str(DRIVER), str(package_dir)],
+            [node, str(driver), str(package_dir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

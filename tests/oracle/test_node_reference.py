@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.oracle import node_reference
 from tests.oracle.node_reference import (
     NodeReference,
     OracleUnavailable,
@@ -81,6 +82,17 @@ class TestInstallReference:
         with pytest.raises(OracleUnavailable, match="network unreachable"):
             install_reference(tmp_path / "cache")
 
+    def test_install_timeout(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        """An npm that hangs past the timeout makes the reference unavailable."""
+        fake_npm = tmp_path / "npm"
+        fake_npm.write_text("#!/bin/sh\nsleep 5\n")
+        fake_npm.chmod(0o755)
+        monkeypatch.setattr(shutil, "which", lambda name: str(fake_npm) if name == "npm" else name)
+        monkeypatch.setattr(node_reference, "INSTALL_TIMEOUT_S", 0.2)
+
+        with pytest.raises(OracleUnavailable, match="timed out"):
+            install_reference(tmp_path / "cache")
+
     def test_wrong_version_is_reinstalled(
         self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     ) -> None:
@@ -120,3 +132,33 @@ class TestNodeReference:
             result = oracle.apply(source, "no hunks")
 
         assert (False, source) == (result.ok, result.out)
+
+    def test_no_node_to_start(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        """Starting the driver without node says node is missing."""
+        monkeypatch.setattr(shutil, "which", lambda name: None)
+
+        with pytest.raises(OracleUnavailable, match="node is not on PATH"):
+            NodeReference(tmp_path)
+
+    @pytest.mark.parametrize(
+        ("reply", "message"),
+        [
+            ("[1]", "sent"),
+            ('{"ok": 1, "out": "x", "ns": [1, 2]}', "malformed answer"),
+            ('{"ok": true, "out": "x"}', "no timings"),
+        ],
+    )
+    def test_malformed_driver_answers(self, tmp_path: Path, reply: str, message: str) -> None:
+        """A driver answering out of protocol makes the oracle unavailable, saying how."""
+        driver = tmp_path / "driver.js"
+        driver.write_text(
+            "require('readline').createInterface({input: process.stdin})"
+            f".on('line', () => process.stdout.write({json.dumps(reply)} + '\\n'));\n",
+            encoding="utf-8",
+        )
+
+        with (
+            NodeReference(tmp_path, driver) as oracle,
+            pytest.raises(OracleUnavailable, match=message),
+        ):
+            oracle.time("a\n", "b", repeat=2)

@@ -15,7 +15,7 @@ from tests.oracle.node_reference import (
 )
 from tests.strategies import DiffCase, model_diffs
 
-from patchsmith.engine.model import HunkResult
+from patchsmith.engine import HunkResult, apply_hunks
 
 pytestmark = pytest.mark.oracle
 
@@ -38,15 +38,6 @@ def _reference() -> Iterator[NodeReference]:
 
 @pytest.fixture(name="compat_apply", scope="module")
 def _compat_apply() -> Apply:
-    try:
-        from patchsmith.engine import apply_hunks
-    except ImportError:
-        try:
-            from patchsmith.engine.compat import apply_hunks_compat
-        except ImportError:
-            pytest.skip("patchsmith's compat engine (patchsmith.engine.compat) is not there yet")
-        return apply_hunks_compat
-
     def compat(source: str, diff: str) -> HunkResult:
         return apply_hunks(source, diff, mode="compat")
 

@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-
 from tests.workspace_snapshot import make_tree
 
 MakeTree = Callable[[Mapping[str, bytes | tuple[bytes, int]]], Path]

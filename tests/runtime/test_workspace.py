@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.runtime.conftest import MakeTree
+from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.runtime.journal import JournalEntry, open_journal
 from patchsmith.runtime.textfile import TextEncoding, TextFile
 from patchsmith.runtime.workspace import RawFile, Workspace, os_failure
-from tests.runtime.conftest import MakeTree
-from tests.workspace_snapshot import snapshot_tree
 
 
 class TestWorkspace:
@@ -202,7 +202,10 @@ class TestOsFailure:
     @pytest.mark.parametrize(
         ("error", "code"),
         [
-            (FileNotFoundError(errno.ENOENT, "No such file or directory"), FailureCode.FILE_NOT_FOUND),
+            (
+                FileNotFoundError(errno.ENOENT, "No such file or directory"),
+                FailureCode.FILE_NOT_FOUND,
+            ),
             (PermissionError(errno.EACCES, "Permission denied"), FailureCode.IO_ERROR),
             (OSError(errno.ENOSPC, "No space left on device"), FailureCode.IO_ERROR),
             (OSError("bare"), FailureCode.IO_ERROR),

@@ -406,7 +406,7 @@ class _Parser:
                 continue
             if op == "-" and self._header_pair(i):
                 complete = old_seen >= old_need and new_seen >= new_need
-                follows = i + 2 >= self.n or self.lines[i + 2].startswith("@@")
+                follows = i + 2 < self.n and self.lines[i + 2].startswith("@@")
                 if not known or complete or follows:
                     break
             if op == " ":

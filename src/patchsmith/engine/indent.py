@@ -114,6 +114,22 @@ class IndentStyle:
     spaces: bool
     unit: int = 4
 
+    def applies_to(self, old_lines: Sequence[str]) -> bool:
+        """Whether a block's added lines should be made to follow this style.
+
+        Only when the file uses one style and the block's own old lines either
+        show the other style (the model re-indented everything) or show none;
+        a block whose old lines match the file's style may change it on purpose.
+        """
+        if self.tabs == self.spaces:
+            return False
+        shown = [leading_ws(x) for x in old_lines if x.strip() and leading_ws(x)]
+        if not shown:
+            return True
+        if self.spaces:
+            return any("\t" in ws for ws in shown)
+        return any("\t" not in ws for ws in shown)
+
     def conform(self, line: str, block_unit: int) -> str:
         """Re-indent an added line written in the other style (tabs for spaces or back)."""
         ws = leading_ws(line)

@@ -42,6 +42,8 @@ def splice_block(
     old_index = 0
     next_aligned = iter(aligned)
     upcoming = next(next_aligned, placement.end)
+    if style is not None and not style.applies_to(block.old):
+        style = None
     block_unit = indent_unit([ln.text for ln in block.lines]) if style else 4
     for ln in block.lines:
         if ln.op is Op.ADD:

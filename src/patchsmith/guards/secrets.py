@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import diff_stat
@@ -66,6 +67,8 @@ _RESERVED_HOSTS = re.compile(
 # characters str.splitlines() breaks on (unidiff splits the diff with it); "\n" is already gone
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
 _IS_INVALID_FILE = "detect_secrets.filters.common.is_invalid_file"
+# with this filter on, plugins verify candidates against live services: never here
+_VERIFY = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
 
 
 @dataclass(frozen=True)
@@ -110,9 +113,13 @@ def _scan_with_detect_secrets(
     from unidiff.errors import UnidiffParseError
 
     _configure_detect_secrets()
+    patterns = _plugin_patterns()
+    candidates = [(n, t) for n, t in added if any(p.search(t) for p in patterns)]
+    if not candidates:
+        return []
     name = path.replace("\t", " ")
     hunks = "".join(
-        f"@@ -0,0 +{number},1 @@\n+{text.translate(_LINE_BREAKS)}\n" for number, text in added
+        f"@@ -0,0 +{number},1 @@\n+{text.translate(_LINE_BREAKS)}\n" for number, text in candidates
     )
     diff = f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n{hunks}"
     collection = SecretsCollection()
@@ -123,14 +130,32 @@ def _scan_with_detect_secrets(
     return [(secret.line_number, str(secret.type)) for _, secret in collection]
 
 
+@cache
+def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
+    # Every plugin in DETECT_SECRETS_PLUGINS reports only what its `denylist` finds, so a
+    # line none of those patterns matches cannot yield a finding; skipping it up front
+    # spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost.
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    patterns: list[re.Pattern[str]] = []
+    for name in DETECT_SECRETS_PLUGINS:
+        denylist: Iterable[re.Pattern[str]] | None = getattr(by_name[name], "denylist", None)
+        # a plugin that is not regex-based could match anywhere: scan every line then
+        patterns.extend(denylist if denylist is not None else [re.compile("")])
+    return tuple(patterns)
+
+
 def _configure_detect_secrets() -> None:
     # detect-secrets reads its plugins and filters from a process-wide singleton;
     # set ours once and again only if someone else changed it
     from detect_secrets.settings import get_settings
 
     settings = get_settings()
-    if set(settings.plugins) == set(DETECT_SECRETS_PLUGINS) and (
-        _IS_INVALID_FILE not in settings.filters
+    if (
+        set(settings.plugins) == set(DETECT_SECRETS_PLUGINS)
+        and _IS_INVALID_FILE not in settings.filters
+        and _VERIFY not in settings.filters
     ):
         return
     settings.clear()

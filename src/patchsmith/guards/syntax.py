@@ -19,7 +19,14 @@ from patchsmith.runtime.change import FileChange
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-__all__ = ["LANGUAGES", "ParseProblems", "SyntaxGuard", "language_for", "parse_problems"]
+__all__ = [
+    "LANGUAGES",
+    "ParseProblems",
+    "SyntaxGuard",
+    "language_for",
+    "parse_problems",
+    "python_error",
+]
 
 LANGUAGES: dict[str, tuple[str, str]] = {
     ".py": ("tree_sitter_python", "language"),
@@ -49,14 +56,12 @@ LANGUAGES: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class ParseProblems:
-    """What a parser disliked in one text: tree-sitter ERROR and MISSING nodes, `ast` error."""
+    """The tree-sitter ERROR and MISSING nodes in one text."""
 
     errors: int = 0
     missing: int = 0
     first_line: int | None = None
     """1-based line of the first problem, when there is one."""
-    python_error: str | None = None
-    """`ast`'s message for Python files that do not compile, with its line."""
 
     @property
     def count(self) -> int:
@@ -69,20 +74,28 @@ def language_for(path: str) -> tuple[str, str] | None:
 
 
 def parse_problems(path: str, text: str) -> ParseProblems | None:
-    """The parse problems of `text` as the file `path`, `None` when no parser applies."""
+    """The tree-sitter problems of `text` as the file `path`, `None` without a grammar."""
     grammar = language_for(path)
     parser = _parser(grammar) if grammar is not None else None
-    is_python = path.lower().endswith((".py", ".pyi"))
-    if parser is None and not is_python:
+    if parser is None:
         return None
-    errors = missing = 0
-    first_line: int | None = None
-    if parser is not None:
-        tree = parser.parse(text.encode("utf-8", "surrogatepass"))
-        if tree.root_node.has_error:
-            errors, missing, first_line = _count(tree.root_node)
-    python_error = _python_error(text) if is_python else None
-    return ParseProblems(errors, missing, first_line, python_error)
+    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+    if not tree.root_node.has_error:
+        return ParseProblems()
+    return ParseProblems(*_count(tree.root_node))
+
+
+def python_error(text: str) -> str | None:
+    """Why `text` is not valid Python for this interpreter (`ast`), or `None` when it is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
+        try:
+            ast.parse(text)
+        except SyntaxError as exc:
+            return f"line {exc.lineno}: {exc.msg}"
+        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+            return str(exc) or type(exc).__name__
+    return None
 
 
 def _count(root: Node) -> tuple[int, int, int | None]:
@@ -103,18 +116,6 @@ def _count(root: Node) -> tuple[int, int, int | None]:
     return errors, missing, first
 
 
-def _python_error(text: str) -> str | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
-        try:
-            ast.parse(text)
-        except SyntaxError as exc:
-            return f"line {exc.lineno}: {exc.msg}"
-        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-            return str(exc) or type(exc).__name__
-    return None
-
-
 @cache
 def _parser(grammar: tuple[str, str]) -> Parser | None:
     # grammars are loaded on first use so that `import patchsmith` never pays for tree-sitter
@@ -131,12 +132,12 @@ def _parser(grammar: tuple[str, str]) -> Parser | None:
 class SyntaxGuard(Guard):
     """Refuse a change that breaks the parse of a file that parsed before.
 
-    What: parses each changed file's old and new text with its tree-sitter
-    grammar (Python, JavaScript, TypeScript/TSX, Go, Rust, JSON, Java, C, Bash,
-    YAML, TOML) and refuses when the new text has more ERROR or MISSING nodes;
-    Python is also compiled with `ast`, refused when the old text compiled and
-    the new does not. Files of other languages, deleted files and binary
-    content pass.
+    What: Python is parsed with `ast`: refused when the new text fails and the
+    old text (if any) did not. Other files with a tree-sitter grammar
+    (JavaScript, TypeScript/TSX, Go, Rust, JSON, Java, C, Bash, YAML, TOML), and
+    Python whose old text fails `ast` too, are refused when the new text has
+    more ERROR or MISSING nodes than the old. Other languages, deletions and
+    binary content pass.
     Why: a hunk applied in the wrong place, or a truncated whole-file edit,
     usually leaves unbalanced brackets: caught here, before anything is written.
     Example: turning `def f():\\n    return 1\\n` into `def f(:\\n    return 1\\n`
@@ -158,21 +159,27 @@ class SyntaxGuard(Guard):
 
     def _check_one(self, change: FileChange) -> PatchFailure | None:
         new = text_of(change.new_bytes, change.new_text)
-        if new is None or language_for(change.path) is None:
-            return None
-        after = parse_problems(change.path, new)
-        if after is None or (after.count == 0 and after.python_error is None):
+        if new is None:
             return None
         old = text_of(change.old_bytes, change.old_text)
+        if change.path.lower().endswith((".py", ".pyi")):
+            # the interpreter's own parser decides; tree-sitter only arbitrates when the
+            # old text fails too (e.g. syntax newer than this Python)
+            new_error = python_error(new)
+            if new_error is None:
+                return None
+            if old is None or python_error(old) is None:
+                return self.failure(change.path, f"{change.path}: {new_error}")
+        after = parse_problems(change.path, new)
+        if after is None or after.count == 0:
+            return None
         before = parse_problems(change.path, old) if old is not None else ParseProblems()
         assert before is not None  # the same grammar parsed `new`
-        if after.count > before.count:
-            where = f" (first at line {after.first_line})" if after.first_line else ""
-            return self.failure(
-                change.path,
-                f"{change.path}: {after.count - before.count} new syntax error(s){where}",
-                hint="check brackets, quotes and indentation around the edit",
-            )
-        if after.python_error is not None and before.python_error is None:
-            return self.failure(change.path, f"{change.path}: {after.python_error}")
-        return None
+        if after.count <= before.count:
+            return None
+        where = f" (first at line {after.first_line})" if after.first_line else ""
+        return self.failure(
+            change.path,
+            f"{change.path}: {after.count - before.count} new syntax error(s){where}",
+            hint="check brackets, quotes and indentation around the edit",
+        )

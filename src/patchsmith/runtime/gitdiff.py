@@ -122,18 +122,18 @@ def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
 
 
 def _similarity(old: bytes, new: bytes) -> int:
+    """Percent of the larger side's bytes in unchanged lines (git's idea, not its numbers)."""
     if old == new:
         return 100
-    longest = max(len(old), len(new))
-    if longest == 0:
-        return 100
-    matcher = difflib.SequenceMatcher(None, _lines(old), _lines(new), autojunk=False)
+    old_lines = _lines(old)
+    matcher = difflib.SequenceMatcher(None, old_lines, _lines(new), autojunk=False)
     same = sum(
-        sum(len(line) for line in _lines(old)[i1:i2])
+        len(line)
         for tag, i1, i2, _j1, _j2 in matcher.get_opcodes()
         if tag == "equal"
+        for line in old_lines[i1:i2]
     )
-    return same * 100 // longest
+    return same * 100 // max(len(old), len(new))
 
 
 def _content(change: FileChange, old_name: str, new_name: str) -> bytes:

@@ -223,8 +223,6 @@ class Transaction:
         failure = self._check_unclaimed(target) or self._check_free(target)
         if failure is not None:
             return failure
-        if target.startswith(source + "/"):
-            return _conflict(target, f"cannot move {source} inside itself ({target})")
         if new_text is None:
             new_bytes: bytes | PatchFailure = current.raw
             text = current.text

@@ -1,0 +1,521 @@
+"""Mutation evidence for the engine: plant one fault at a time, see which test layer notices.
+
+Run: `python bench/mutate_engine.py [--only ID,...] [--first-kill] [--out docs/verification.md]`.
+
+Each mutation is a literal one-place rewrite of an engine file. For each, the tree (`src/`,
+`tests/`, `pyproject.toml`) is copied to a temporary directory beside a link to `../shared`, the
+mutation is written into the copy (the real tree is never edited), and every test layer is run
+there with the copy's `src/` first on the import path. A layer kills the mutant when pytest
+reports a failure or error, or runs past the timeout. The results go to `docs/verification.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = "src/patchsmith/engine"
+TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """Replace `old` (which must occur exactly once) with `new` in `path`."""
+
+    id: str
+    path: str
+    what: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A group of test files, run together."""
+
+    name: str
+    patterns: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+
+    def files(self, root: Path) -> list[str]:
+        found: set[str] = set()
+        for pattern in self.patterns:
+            found.update(str(p.relative_to(root)) for p in root.glob(pattern))
+        for pattern in self.exclude:
+            found.difference_update(str(p.relative_to(root)) for p in root.glob(pattern))
+        return sorted(found)
+
+
+class Verdict(StrEnum):
+    """What one layer did with one mutant."""
+
+    KILLED = "killed"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    SURVIVED = "survived"
+    NOT_RUN = "not run"
+
+
+LAYERS = (
+    Layer("parity", ("tests/engine/test_parity_*.py",)),
+    Layer(
+        "unit",
+        ("tests/engine/test_*.py",),
+        ("tests/engine/test_parity_*.py", "tests/engine/test_*propert*.py"),
+    ),
+    Layer("property", ("tests/engine/test_*propert*.py",)),
+    Layer("oracle", ("tests/oracle/test_oracle.py",)),
+)
+
+_C = f"{ENGINE}/compat.py"
+_J = f"{ENGINE}/_js.py"
+_D = f"{ENGINE}/jsdiff.py"
+_M = f"{ENGINE}/dmp.py"
+_T = f"{ENGINE}/textlines.py"
+_L = f"{ENGINE}/locate.py"
+_S = f"{ENGINE}/splice.py"
+_H = f"{ENGINE}/hunks.py"
+
+MUTATIONS = (
+    Mutation(
+        "C01",
+        _C,
+        "short-context threshold 10 -> 9",
+        "_SHORT_CONTEXT = 10\n",
+        "_SHORT_CONTEXT = 9\n",
+    ),
+    Mutation(
+        "C02",
+        _C,
+        "refuse a repeated short match only past 2 occurrences",
+        "content.count(before) > 1",
+        "content.count(before) > 2",
+    ),
+    Mutation(
+        "C03",
+        _C,
+        "hunk line length in code points, not UTF-16 units",
+        "        if utf16_len(line) < 2:\n            op, content",
+        "        if len(line) < 2:\n            op, content",
+    ),
+    Mutation(
+        "C04",
+        _C,
+        "blank-line preprocessor loses its final newline",
+        '    return js_trim(text) + "\\n"',
+        "    return js_trim(text)",
+    ),
+    Mutation(
+        "C05",
+        _C,
+        "blank-line-stripping retries never run",
+        "        if strip:\n            texts = (",
+        "        if False:\n            texts = (",
+    ),
+    Mutation(
+        "C06",
+        _C,
+        "search and replace replaces every occurrence",
+        "    return replace_first(original, search, replace)",
+        "    return original.replace(search, replace)",
+    ),
+    Mutation(
+        "C07",
+        _C,
+        "new-lines-explicit line-loss limit 0.66 -> 0.5",
+        "len(before_lines) * 0.66",
+        "len(before_lines) * 0.5",
+    ),
+    Mutation(
+        "C08",
+        _C,
+        "new-lines-explicit keeps a rebuilt text shorter than 10 units",
+        "    if not rebuilt or utf16_len(js_trim(rebuilt)) < _SHORT_CONTEXT:",
+        "    if not rebuilt:",
+    ),
+    Mutation(
+        "C09",
+        _C,
+        "partial hunk tries following context first",
+        "for use_preceding in range(len(preceding), -1, -1):",
+        "for use_preceding in range(len(preceding) + 1):",
+    ),
+    Mutation(
+        "C10",
+        _C,
+        "no empty trailing section after a final change",
+        '    if current_op != " ":\n        sections.append([])',
+        "    pass",
+    ),
+    Mutation(
+        "C11",
+        _C,
+        "fenced block keeps hunks only for + lines",
+        '        if op in ("-", "+"):\n            keeper = True',
+        '        if op == "+":\n            keeper = True',
+    ),
+    Mutation(
+        "C12",
+        _C,
+        "file-header split keeps the blank line before ---",
+        'hunk = hunk[:-3] if len(hunk) >= 3 and hunk[-3] == "\\n" else hunk[:-2]',
+        "hunk = hunk[:-2]",
+    ),
+    Mutation(
+        "C13",
+        _C,
+        "model text never counts as starting with file headers",
+        '    return first.startswith("--- ") and rest.partition("\\n")[0].startswith("+++ ")',
+        "    return False",
+    ),
+    Mutation(
+        "C14",
+        _C,
+        "an empty result (JS-falsy) is accepted",
+        "            elif located is None or not located.text:",
+        "            elif located is None:",
+    ),
+    Mutation(
+        "C15",
+        _C,
+        "back-diff walks one line less before giving up",
+        "        if index > line_count:\n            return None",
+        "        if index >= line_count:\n            return None",
+    ),
+    Mutation(
+        "C16",
+        _C,
+        "prose before the first @@ is kept",
+        "    if at > 0:\n        diff = diff[at:]",
+        "    if at > 0:\n        pass",
+    ),
+    Mutation(
+        "J01",
+        _J,
+        "UTF-16 length counts code points",
+        "    return len(text) + sum(1 for char in text if ord(char) >= _ASTRAL)",
+        "    return len(text)",
+    ),
+    Mutation(
+        "J02",
+        _J,
+        "trim uses Python's whitespace set",
+        "    return text.strip(JS_WHITESPACE)",
+        "    return text.strip()",
+    ),
+    Mutation(
+        "J03",
+        _J,
+        "line split ignores CRLF",
+        '_LINE_BREAK = re.compile(r"\\r?\\n")',
+        '_LINE_BREAK = re.compile(r"\\n")',
+    ),
+    Mutation(
+        "J04",
+        _J,
+        "charAt indexes code points",
+        '    return units[index] if 0 <= index < len(units) else ""',
+        '    return text[index] if 0 <= index < len(text) else ""',
+    ),
+    Mutation(
+        "D01",
+        _D,
+        "Myers result keeps insertions before removals",
+        "components[pos - 1], components[pos] = components[pos], components[pos - 1]",
+        "pass",
+    ),
+    Mutation(
+        "D02",
+        _D,
+        "formatter accepts repeated change types",
+        "        if first.type == second.type:\n            return None",
+        "        if first.type == second.type:\n            break",
+    ),
+    Mutation(
+        "D03",
+        _D,
+        "formatter gives the first common run trailing context",
+        "        after = post_context if index > 0 else 0",
+        "        after = post_context",
+    ),
+    Mutation(
+        "D04",
+        _D,
+        "hunk header start ignores an empty side",
+        "        a_start = self.aoff + (1 if alen else 0)",
+        "        a_start = self.aoff + 1",
+    ),
+    Mutation(
+        "M01",
+        _M,
+        "line diff drops blank lines inside a run",
+        '            if i < len(pieces) - 1 or piece != "":',
+        '            if piece != "":',
+    ),
+    Mutation(
+        "M02",
+        _M,
+        "no semantic cleanup",
+        "    dmp.diff_cleanupSemantic(diffs)\n",
+        "",
+    ),
+    Mutation(
+        "M03",
+        _M,
+        "semantic lossless prefers leading whitespace",
+        "                    if score >= best_score:",
+        "                    if score > best_score:",
+    ),
+    Mutation(
+        "M04",
+        _M,
+        "line codes for text1 are unlimited",
+        "        chars1 = munge(text1, _TEXT1_MAX_LINES)",
+        "        chars1 = munge(text1, _MAX_LINES)",
+    ),
+    Mutation(
+        "X01",
+        _T,
+        "default: new lines always get LF",
+        '    return "\\r\\n" if crlf > lf else "\\n"',
+        '    return "\\n"',
+    ),
+    Mutation(
+        "X02",
+        _T,
+        "default: CR of a CRLF line kept in its content",
+        '        if part.endswith("\\r"):',
+        "        if False:",
+    ),
+    Mutation(
+        "X03",
+        _L,
+        "default: an ambiguous exact match takes the first place",
+        "            if not options.require_unique:",
+        "            if True:",
+    ),
+    Mutation(
+        "X04",
+        _S,
+        "default: splice drops context lines and keeps removed ones",
+        "        if ln.op is Op.CONTEXT:\n            take(at)",
+        "        if ln.op is Op.REMOVE:\n            take(at)",
+    ),
+    Mutation(
+        "X05",
+        _H,
+        "default: already-applied when the new lines occur anywhere",
+        "    return len(found) == 1",
+        "    return len(found) >= 1",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One mutant: where it was planted and each layer's verdict."""
+
+    mutation: Mutation
+    line: int | None
+    verdicts: tuple[tuple[str, Verdict], ...]
+
+    @property
+    def killers(self) -> list[str]:
+        killing = (Verdict.KILLED, Verdict.ERROR, Verdict.TIMEOUT)
+        return [
+            name if verdict is Verdict.KILLED else f"{name} ({verdict.value})"
+            for name, verdict in self.verdicts
+            if verdict in killing
+        ]
+
+
+def _copy_tree(into: Path) -> Path:
+    tree = into / "main"
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache", "*.pyc")
+    for part in ("src", "tests"):
+        shutil.copytree(ROOT / part, tree / part, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    shared = (ROOT / ".." / "shared").resolve()
+    if shared.is_dir():
+        (into / "shared").symlink_to(shared)
+    return tree
+
+
+def _plant(tree: Path, mutation: Mutation) -> int | None:
+    """Write the mutation into the copy; return its 1-based line, None if it does not apply."""
+    target = tree / mutation.path
+    if not target.is_file():
+        return None
+    text = target.read_text(encoding="utf-8")
+    if text.count(mutation.old) != 1:
+        return None
+    target.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+    return text[: text.index(mutation.old)].count("\n") + 1
+
+
+def _run_layer(tree: Path, files: Sequence[str]) -> Verdict:
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files]
+    try:
+        done = subprocess.run(
+            command, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return Verdict.TIMEOUT
+    if done.returncode == 0:
+        return Verdict.SURVIVED
+    if done.returncode == 1:
+        return Verdict.KILLED
+    return Verdict.ERROR
+
+
+def _check_isolation(tree: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run(
+        [sys.executable, "-c", "import patchsmith; print(patchsmith.__file__)"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if not Path(done.stdout.strip()).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"the copy does not import its own src/: {done.stdout.strip()}")
+
+
+def _layer_files() -> dict[str, list[str]]:
+    return {layer.name: layer.files(ROOT) for layer in LAYERS}
+
+
+def baseline(layer_files: dict[str, list[str]]) -> dict[str, Verdict]:
+    """Run every layer on an unmutated copy: a layer that fails here cannot judge mutants."""
+    with tempfile.TemporaryDirectory(prefix="patchsmith-mutant-") as scratch:
+        tree = _copy_tree(Path(scratch))
+        _check_isolation(tree)
+        return {
+            name: _run_layer(tree, files) if files else Verdict.NOT_RUN
+            for name, files in layer_files.items()
+        }
+
+
+def run_mutant(
+    mutation: Mutation, usable: dict[str, list[str]], first_kill: bool
+) -> Outcome | None:
+    """Plant `mutation` in a fresh copy and run the usable layers; None if it no longer applies."""
+    with tempfile.TemporaryDirectory(prefix="patchsmith-mutant-") as scratch:
+        tree = _copy_tree(Path(scratch))
+        line = _plant(tree, mutation)
+        if line is None:
+            return None
+        verdicts: list[tuple[str, Verdict]] = []
+        killed = False
+        for name, files in usable.items():
+            if killed and first_kill:
+                verdicts.append((name, Verdict.NOT_RUN))
+                continue
+            verdict = _run_layer(tree, files)
+            killed = killed or verdict is not Verdict.SURVIVED
+            verdicts.append((name, verdict))
+        return Outcome(mutation, line, tuple(verdicts))
+
+
+def render(
+    outcomes: Sequence[Outcome],
+    skipped: Sequence[Mutation],
+    layer_files: dict[str, list[str]],
+    base: dict[str, Verdict],
+    first_kill: bool,
+) -> str:
+    """docs/verification.md: what was planted, where, and what noticed."""
+    now = datetime.datetime.now().astimezone().isoformat(timespec="minutes")
+    out = [
+        "# Engine verification: mutation evidence",
+        "",
+        f"Generated by `python bench/mutate_engine.py` on {now}. Each row is one fault planted",
+        "in a temporary copy of the tree (never the real one); a layer *kills* the mutant when",
+        "its tests fail (or error, or time out) with the fault in place."
+        + (" Layers after the first kill were not run (`--first-kill`)." if first_kill else ""),
+        "",
+        "## Test layers",
+        "",
+        "| layer | files | unmutated run |",
+        "| --- | --- | --- |",
+    ]
+    for name, files in layer_files.items():
+        listed = ", ".join(f"`{f}`" for f in files) or "(none yet)"
+        state = {Verdict.SURVIVED: "passes", Verdict.NOT_RUN: "no tests"}.get(base[name], "fails")
+        out.append(f"| {name} | {listed} | {state} |")
+    survivors = [o for o in outcomes if not o.killers]
+    killed = len(outcomes) - len(survivors)
+    out += [
+        "",
+        f"## Mutants: {killed} of {len(outcomes)} killed",
+        "",
+        "| id | mutation | location | killed by |",
+        "| --- | --- | --- | --- |",
+    ]
+    for outcome in outcomes:
+        m = outcome.mutation
+        killers = ", ".join(outcome.killers) or "**SURVIVED**"
+        out.append(
+            f"| {m.id} | {m.what} | `{m.path.removeprefix('src/')}:{outcome.line}` | {killers} |"
+        )
+    if skipped:
+        out += ["", "Not planted (the code they target has changed since they were written):", ""]
+        out += [f"- {m.id} `{m.path}`: {m.what}" for m in skipped]
+    if survivors:
+        out += ["", "## Survivors", ""]
+        out += [
+            f"- {o.mutation.id}: {o.mutation.what}; needs a test (see report)." for o in survivors
+        ]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--only", default="", help="comma-separated mutation ids")
+    parser.add_argument("--first-kill", action="store_true", help="stop at the first killing layer")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "verification.md"))
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.only or m.id in args.only.split(",")]
+    if args.list:
+        for m in chosen:
+            text = (ROOT / m.path).read_text(encoding="utf-8") if (ROOT / m.path).is_file() else ""
+            state = "ok" if text.count(m.old) == 1 else "DOES NOT APPLY"
+            print(f"{m.id}  {m.path}: {m.what}  [{state}]")
+        return 0
+    layer_files = _layer_files()
+    base = baseline(layer_files)
+    print("baseline: " + ", ".join(f"{n}={v.value}" for n, v in base.items()), flush=True)
+    usable = {n: f for n, f in layer_files.items() if base[n] is Verdict.SURVIVED}
+    outcomes: list[Outcome] = []
+    skipped: list[Mutation] = []
+    for mutation in chosen:
+        started = time.monotonic()
+        outcome = run_mutant(mutation, usable, args.first_kill)
+        if outcome is None:
+            skipped.append(mutation)
+            print(f"{mutation.id}: not planted (target text changed)", flush=True)
+            continue
+        outcomes.append(outcome)
+        verdicts = " ".join(f"{n}={v.value}" for n, v in outcome.verdicts)
+        print(f"{mutation.id}: {verdicts}  ({time.monotonic() - started:.0f}s)", flush=True)
+    Path(args.out).write_text(render(outcomes, skipped, layer_files, base, args.first_kill))
+    print(f"wrote {args.out}")
+    return 1 if any(not o.killers for o in outcomes) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

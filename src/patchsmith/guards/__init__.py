@@ -1,0 +1,132 @@
+"""Guards: rules checked on the staged changes before anything is written.
+
+`GUARDS` is the registry, in the order guards run; `run_guards` runs every
+enabled guard and records each decision, so the store can keep them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards.base import Guard, GuardContext
+from patchsmith.guards.binary import BinaryContentGuard
+from patchsmith.guards.budgets import (
+    HunksOutsideExpectedGuard,
+    MaxChangedLinesGuard,
+    MaxFilesGuard,
+)
+from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
+from patchsmith.guards.generated import GeneratedFileGuard
+from patchsmith.guards.lockfiles import LockfileGuard
+from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
+from patchsmith.guards.secrets import SecretGuard
+from patchsmith.guards.syntax import SyntaxGuard
+from patchsmith.runtime.change import FileChange
+
+__all__ = [
+    "GUARDS",
+    "RECORD_DIR",
+    "DecisionStatus",
+    "Guard",
+    "GuardContext",
+    "GuardDecision",
+    "GuardReport",
+    "guard_named",
+    "run_guards",
+]
+
+GUARDS: tuple[type[Guard], ...] = (
+    WriteScopeGuard,
+    ForbiddenPathGuard,
+    GeneratedFileGuard,
+    LockfileGuard,
+    BinaryContentGuard,
+    EmptyWriteGuard,
+    FileSizeGuard,
+    MaxFilesGuard,
+    MaxChangedLinesGuard,
+    HunksOutsideExpectedGuard,
+    SecretGuard,
+    SyntaxGuard,
+)
+"""Every guard, cheapest first; the policy's `[policy.guards]` table switches them by NAME."""
+
+RECORD_DIR = ".patchsmith/"
+"""patchsmith's own records; never a change under review, so no guard sees them."""
+
+
+class DecisionStatus(StrEnum):
+    """What one guard decided."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    """One guard's verdict on the whole change."""
+
+    name: str
+    code: FailureCode
+    status: DecisionStatus
+    failures: tuple[PatchFailure, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object the store and `--json` reports use."""
+        return {
+            "name": self.name,
+            "code": self.code.value,
+            "status": self.status.value,
+            "failures": [failure.to_json() for failure in self.failures],
+        }
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    """Every guard's decision, in registry order."""
+
+    decisions: tuple[GuardDecision, ...]
+
+    @property
+    def passed(self) -> bool:
+        """True when no guard failed."""
+        return all(d.status is not DecisionStatus.FAILED for d in self.decisions)
+
+    @property
+    def failures(self) -> tuple[PatchFailure, ...]:
+        """The failures of every failed guard, in registry order."""
+        return tuple(f for d in self.decisions for f in d.failures)
+
+
+def guard_named(name: str) -> type[Guard] | None:
+    """The registered guard class whose NAME is `name`."""
+    return next((guard for guard in GUARDS if guard.NAME == name), None)
+
+
+def run_guards(changes: Sequence[FileChange], ctx: GuardContext) -> GuardReport:
+    """Run every guard the policy enables on `changes`; a guard switched off is recorded as such.
+
+    Changes under `.patchsmith/` are left out: they are patchsmith's records.
+    """
+    reviewed = [c for c in changes if not _is_record(c)]
+    decisions = []
+    failures: tuple[PatchFailure, ...]
+    for guard_type in GUARDS:
+        if not ctx.policy.guard_enabled(guard_type.NAME):
+            status, failures = DecisionStatus.DISABLED, ()
+        else:
+            failures = tuple(guard_type().check(reviewed, ctx))
+            status = DecisionStatus.FAILED if failures else DecisionStatus.PASSED
+        decisions.append(GuardDecision(guard_type.NAME, guard_type.CODE, status, failures))
+    return GuardReport(tuple(decisions))
+
+
+def _is_record(change: FileChange) -> bool:
+    return any(
+        path is not None and (path + "/").startswith(RECORD_DIR)
+        for path in (change.path, change.old_path)
+    )

@@ -1,0 +1,86 @@
+"""`ApplyReport`: what `patchsmith.apply` did, in exactly the CLI's `--json` shape."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+
+from patchsmith.errors import PatchFailure, PatchRefused
+from patchsmith.formats.script import Action
+
+__all__ = ["ApplyReport", "ApplyStatus", "FileReport"]
+
+
+class ApplyStatus(StrEnum):
+    """`applied`: every edit located (and, unless checking, was written). `refused`:
+    nothing was written. `partial`: only what located was written (`partial=True`).
+    `already_applied`: the same proposal's result is already in the workspace."""
+
+    APPLIED = "applied"
+    REFUSED = "refused"
+    PARTIAL = "partial"
+    ALREADY_APPLIED = "already_applied"
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """One file's outcome: how many of its hunks (or blocks) applied."""
+
+    path: str
+    action: Action
+    hunks_applied: int
+    hunks_total: int
+    new_path: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "path": self.path,
+            "action": self.action.value,
+            "hunks_applied": self.hunks_applied,
+            "hunks_total": self.hunks_total,
+        }
+        if self.new_path is not None:
+            data["new_path"] = self.new_path
+        return data
+
+
+@dataclass(frozen=True)
+class ApplyReport:
+    """The outcome of one apply: status, per-file counts, failures, and the diff.
+
+    `diff` is the git-format diff that was written (or, with `check`, would be).
+    """
+
+    status: ApplyStatus
+    files: tuple[FileReport, ...] = ()
+    errors: tuple[PatchFailure, ...] = ()
+    diff: str = ""
+    check: bool = False
+    attempt_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (ApplyStatus.APPLIED, ApplyStatus.ALREADY_APPLIED)
+
+    def raise_for_status(self) -> ApplyReport:
+        """Return self when everything applied; raise `PatchRefused` otherwise."""
+        if not self.ok:
+            raise PatchRefused(self.errors)
+        return self
+
+    def to_json(self) -> dict[str, object]:
+        """`{"status", "files", "errors", ...}` as printed by `patchsmith apply --json`."""
+        data: dict[str, object] = {
+            "status": self.status.value,
+            "files": [f.to_json() for f in self.files],
+            "errors": [e.to_json() for e in self.errors],
+            "diff": self.diff,
+            "check": self.check,
+        }
+        if self.attempt_id is not None:
+            data["attempt_id"] = self.attempt_id
+        return data
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)

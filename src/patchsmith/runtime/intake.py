@@ -1,0 +1,610 @@
+"""From an `EditScript` to staged changes: every edit located against the workspace's files.
+
+Edits are applied to in-memory copies first (a file may be edited by several
+blocks, created then edited, moved then edited); only the final text of each
+file is staged in the transaction, so the transaction sees one change per file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
+from patchsmith.engine.excerpt import closest_region, numbered_excerpt
+from patchsmith.engine.hunks import apply_block, apply_hunk_list
+from patchsmith.engine.indent import indent_style
+from patchsmith.engine.locate import NotPlaced
+from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason
+from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.formats.script import (
+    Action,
+    EditOp,
+    EditScript,
+    FileEdit,
+    InsertText,
+    SearchReplace,
+    WholeContent,
+)
+from patchsmith.runtime.textfile import TextFile
+from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.workspace import Workspace
+
+__all__ = ["FileOutcome", "StagePlan", "stage_script"]
+
+# Bounds for finding the file a header-less diff belongs to.
+_GUESS_MAX_FILES = 5000
+_GUESS_MAX_BYTES = 2_000_000
+_SKIP_DIRS = {".git", ".patchsmith", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"}
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What the edits to one file amounted to."""
+
+    path: str
+    action: Action
+    hunks_applied: int
+    hunks_total: int
+    new_path: str | None = None
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """The per-file outcomes and every failure found while locating edits."""
+
+    files: tuple[FileOutcome, ...]
+    failures: tuple[PatchFailure, ...]
+
+
+@dataclass
+class _File:
+    """One path's evolving state while the script is applied in memory."""
+
+    path: str
+    original: TextFile | None
+    text: str | None
+    action: Action = Action.UPDATE
+    moved_to: str | None = None
+    applied: int = 0
+    total: int = 0
+    failed: bool = False
+
+
+@dataclass
+class _Run:
+    workspace: Workspace
+    options: EngineOptions
+    partial: bool
+    files: dict[str, _File] = field(default_factory=dict)
+    failures: list[PatchFailure] = field(default_factory=list)
+
+    def fail(self, failure: PatchFailure) -> None:
+        self.failures.append(failure)
+
+
+def stage_script(
+    script: EditScript,
+    workspace: Workspace,
+    transaction: Transaction,
+    *,
+    options: EngineOptions,
+    partial: bool = False,
+) -> StagePlan:
+    """Locate every edit of `script`; stage the results unless something failed.
+
+    With `partial`, what located is staged even when other edits failed.
+    """
+    run = _Run(workspace, options, partial)
+    for problem in script.problems:
+        run.fail(
+            PatchFailure(
+                code=FailureCode.MALFORMED_PATCH,
+                message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
+                hint="Resend this part as a unified diff, an apply_patch envelope or "
+                "SEARCH/REPLACE blocks; nothing was applied.",
+            )
+        )
+    if not script.edits and not script.problems:
+        run.fail(
+            PatchFailure(
+                code=FailureCode.MALFORMED_PATCH,
+                message="no edit found in the text",
+                hint="Send a unified diff, an apply_patch envelope, SEARCH/REPLACE blocks, "
+                "a fenced whole file after its path, or str_replace tool calls.",
+            )
+        )
+    for edit in script.edits:
+        _apply_edit(run, edit)
+    outcomes = tuple(
+        _outcome(f) for f in run.files.values() if f.total or f.action != Action.UPDATE
+    )
+    if run.failures and not partial:
+        return StagePlan(outcomes, tuple(run.failures))
+    for state in run.files.values():
+        if state.failed and not state.applied:
+            continue
+        failure = _stage(transaction, state)
+        if failure is not None:
+            run.fail(failure)
+    return StagePlan(outcomes, tuple(run.failures))
+
+
+def _outcome(state: _File) -> FileOutcome:
+    return FileOutcome(state.path, state.action, state.applied, state.total, state.moved_to)
+
+
+def _stage(tx: Transaction, state: _File) -> PatchFailure | None:
+    if state.moved_to is not None:
+        if state.text is None:
+            return None
+        return tx.move(state.path, state.moved_to, state.text)
+    if state.original is None:
+        if state.text is None:
+            return None
+        return tx.create(state.path, state.text)
+    if state.text is None:
+        return tx.delete(state.path)
+    if state.text == state.original.text:
+        return None
+    return tx.update(state.path, state.text)
+
+
+# -- paths and files -----------------------------------------------------------------------------
+
+
+def _relative(workspace: Workspace, path: str) -> str:
+    """Map an absolute path inside the root (as editor tools send them) to a relative one."""
+    if os.path.isabs(path):
+        for root in (str(workspace.root), str(workspace.real_root)):
+            prefix = root.rstrip(os.sep) + os.sep
+            if path.startswith(prefix):
+                return path[len(prefix) :]
+    return path
+
+
+def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
+    """The state of `path` (read on first use), or None after recording why not."""
+    resolved = run.workspace.resolve(_relative(run.workspace, path))
+    if isinstance(resolved, PatchFailure):
+        run.fail(resolved)
+        return None
+    if resolved in run.files:
+        return run.files[resolved]
+    original: TextFile | None = None
+    if run.workspace.exists(resolved):
+        read = run.workspace.read(resolved)
+        if isinstance(read, PatchFailure):
+            run.fail(read)
+            return None
+        original = read
+    elif must_exist:
+        run.fail(
+            PatchFailure(
+                code=FailureCode.FILE_NOT_FOUND,
+                message=f"{resolved} does not exist",
+                file=resolved,
+                hint="Check the path (list the directory first), or create the file "
+                "with a /dev/null diff or '*** Add File:'.",
+            )
+        )
+        return None
+    state = _File(resolved, original, original.text if original else None)
+    run.files[resolved] = state
+    return state
+
+
+def _sha(state: _File) -> str | None:
+    return state.original.sha256 if state.original else None
+
+
+# -- one file edit ---------------------------------------------------------------------------------
+
+
+def _apply_edit(run: _Run, edit: FileEdit) -> None:
+    path = edit.path
+    if not path:
+        guessed = _guess_file(run, edit.ops)
+        if guessed is None:
+            return
+        path = guessed
+    if edit.action is Action.CREATE:
+        _create(run, path, edit)
+    elif edit.action is Action.DELETE:
+        _delete(run, path, edit)
+    elif edit.action is Action.MOVE:
+        _move(run, path, edit)
+    else:
+        _update(run, path, edit)
+
+
+def _create(run: _Run, path: str, edit: FileEdit) -> None:
+    state = _open(run, path, must_exist=False)
+    if state is None:
+        return
+    content = "".join(op.text for op in edit.ops if isinstance(op, WholeContent))
+    state.total += 1
+    if state.text is not None:
+        same = state.text == content
+        run.fail(
+            PatchFailure(
+                code=FailureCode.FILE_ALREADY_EXISTS,
+                message=f"{state.path} already exists"
+                + (" with exactly this content" if same else ""),
+                file=state.path,
+                hint="Send an update (a diff with context) instead of a new file, "
+                "or delete the file first.",
+                current_sha256=_sha(state),
+            )
+        )
+        state.failed = True
+        return
+    state.text = content
+    state.action = Action.CREATE
+    state.applied += 1
+
+
+def _delete(run: _Run, path: str, edit: FileEdit) -> None:
+    state = _open(run, path, must_exist=True)
+    if state is None:
+        return
+    state.total += 1
+    if state.text is None:
+        run.fail(
+            PatchFailure(
+                code=FailureCode.FILE_NOT_FOUND,
+                message=f"{state.path} was already deleted by this patch",
+                file=state.path,
+            )
+        )
+        state.failed = True
+        return
+    expected = "".join(op.text for op in edit.ops if isinstance(op, WholeContent))
+    if expected and _normalised(expected) != _normalised(state.text):
+        contents = split_lines(state.text).contents
+        region = closest_region(contents, split_lines(expected).contents)
+        run.fail(
+            _with_excerpt(
+                PatchFailure(
+                    code=FailureCode.PATCH_CONTEXT_MISMATCH,
+                    message=f"{state.path} does not hold the lines the deletion removes",
+                    file=state.path,
+                    hint="Re-read the file; delete it with '*** Delete File:' or a diff "
+                    "whose removed lines are its exact current text.",
+                    current_sha256=_sha(state),
+                ),
+                contents,
+                region,
+            )
+        )
+        state.failed = True
+        return
+    state.text = None
+    state.action = Action.DELETE
+    state.applied += 1
+
+
+def _normalised(text: str) -> list[str]:
+    return [line.rstrip() for line in text.replace("\r\n", "\n").rstrip("\n").split("\n")]
+
+
+def _move(run: _Run, path: str, edit: FileEdit) -> None:
+    state = _open(run, path, must_exist=True)
+    if state is None or edit.new_path is None:
+        if edit.new_path is None:
+            run.fail(
+                PatchFailure(FailureCode.MALFORMED_PATCH, f"the move of {path} names no target")
+            )
+        return
+    target = run.workspace.resolve(_relative(run.workspace, edit.new_path))
+    if isinstance(target, PatchFailure):
+        run.fail(target)
+        return
+    if target != state.path and (run.workspace.exists(target) or target in run.files):
+        run.fail(
+            PatchFailure(
+                code=FailureCode.FILE_ALREADY_EXISTS,
+                message=f"cannot move {state.path} to {target}: {target} already exists",
+                file=target,
+                hint="Choose a free target path, or delete the existing file first.",
+            )
+        )
+        state.failed = True
+        return
+    _run_ops(run, state, edit.ops)
+    state.action = Action.MOVE
+    state.moved_to = target if target != state.path else None
+    if state.moved_to is not None:
+        state.applied += 1
+        state.total += 1
+
+
+def _update(run: _Run, path: str, edit: FileEdit) -> None:
+    whole = all(isinstance(op, WholeContent) for op in edit.ops) and edit.ops
+    creates = all(isinstance(op, SearchReplace) and not op.search for op in edit.ops) and edit.ops
+    state = _open(run, path, must_exist=not (whole or creates))
+    if state is None:
+        return
+    if state.text is None:
+        state.action = Action.CREATE
+        state.text = ""
+        if state.original is not None:
+            # Deleted earlier in this same patch: recreating it is an update of the original.
+            state.action = Action.UPDATE
+    _run_ops(run, state, edit.ops)
+
+
+def _run_ops(run: _Run, state: _File, ops: Sequence[EditOp]) -> None:
+    """Apply ops in order to `state.text`, grouping consecutive hunks."""
+    pending: list[Hunk] = []
+    for op in ops:
+        if isinstance(op, Hunk):
+            pending.append(op)
+            continue
+        if pending:
+            _run_hunks(run, state, pending)
+            pending = []
+        _run_op(run, state, op)
+    if pending:
+        _run_hunks(run, state, pending)
+
+
+def _run_hunks(run: _Run, state: _File, hunks: list[Hunk]) -> None:
+    assert state.text is not None
+    first = state.total
+    result = apply_hunk_list(state.text, hunks, run.options)
+    state.total += result.total
+    state.applied += result.applied
+    if result.applied:
+        state.text = result.text
+    for outcome in result.outcomes:
+        if not outcome.applied:
+            state.failed = True
+            run.fail(_hunk_failure(state, first + outcome.index, outcome, hunks[outcome.index]))
+
+
+def _run_op(run: _Run, state: _File, op: EditOp) -> None:
+    assert state.text is not None
+    state.total += 1
+    index = state.total - 1
+    if isinstance(op, WholeContent):
+        state.text = _with_file_endings(op.text, state.text)
+        state.applied += 1
+    elif isinstance(op, InsertText):
+        _insert(run, state, op, index)
+    elif isinstance(op, SearchReplace):
+        if op.exact:
+            _exact_replace(run, state, op, index)
+        else:
+            _search_replace(run, state, op, index)
+
+
+def _with_file_endings(new_text: str, old_text: str) -> str:
+    """Whole new content written with LF goes back with the file's CRLF endings."""
+    if "\r\n" in new_text or not old_text:
+        return new_text
+    if dominant_ending(split_lines(old_text).endings) == "\r\n":
+        return new_text.replace("\n", "\r\n")
+    return new_text
+
+
+def _insert(run: _Run, state: _File, op: InsertText, index: int) -> None:
+    assert state.text is not None
+    lines = split_lines(state.text)
+    if not 0 <= op.after_line <= len(lines):
+        state.failed = True
+        run.fail(
+            PatchFailure(
+                code=FailureCode.MALFORMED_PATCH,
+                message=f"insert_line {op.after_line} is outside {state.path} ({len(lines)} lines)",
+                file=state.path,
+                hunk=index,
+                hint=f"Use an insert_line between 0 and {len(lines)}.",
+                current_sha256=_sha(state),
+            )
+        )
+        return
+    eol = dominant_ending(lines.endings)
+    added = split_lines(op.text if op.text.endswith("\n") else op.text + "\n")
+    contents = lines.contents[: op.after_line] + added.contents + lines.contents[op.after_line :]
+    endings = lines.endings[: op.after_line] + [eol] * len(added) + lines.endings[op.after_line :]
+    for i in range(len(endings) - 1):
+        endings[i] = endings[i] or eol
+    state.text = Lines(contents, endings).text
+    state.applied += 1
+
+
+def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> None:
+    """str_replace semantics: `old_str` must occur exactly once, verbatim."""
+    assert state.text is not None
+    search, replace_with = op.search, op.replace
+    count = state.text.count(search) if search else 0
+    if count == 0 and search and "\r\n" in state.text and "\r\n" not in search:
+        search, replace_with = search.replace("\n", "\r\n"), replace_with.replace("\n", "\r\n")
+        count = state.text.count(search)
+    if count == 1:
+        state.text = state.text.replace(search, replace_with, 1)
+        state.applied += 1
+        return
+    state.failed = True
+    contents = split_lines(state.text).contents
+    wanted = op.search.split("\n")
+    if count == 0:
+        failure = PatchFailure(
+            code=FailureCode.PATCH_CONTEXT_MISMATCH,
+            message=f"old_str was not found verbatim in {state.path}",
+            file=state.path,
+            hunk=index,
+            hint="Copy old_str exactly from the excerpt (whitespace included) and retry.",
+            current_sha256=_sha(state),
+        )
+    else:
+        failure = PatchFailure(
+            code=FailureCode.AMBIGUOUS_MATCH,
+            message=f"old_str occurs {count} times in {state.path}",
+            file=state.path,
+            hunk=index,
+            hint="Include more surrounding lines in old_str so that it occurs exactly once.",
+            current_sha256=_sha(state),
+        )
+    run.fail(_with_excerpt(failure, contents, closest_region(contents, wanted)))
+
+
+def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> None:
+    assert state.text is not None
+    if not op.search:
+        state.text = _append(state.text, op.replace)
+        state.applied += 1
+        return
+    block = block_from_search_replace(op.search, op.replace, op.line_hint)
+    lines = split_lines(state.text)
+    style = indent_style(lines.contents) if run.options.indent_tolerant else None
+    result = apply_block(lines, block, run.options, style)
+    if isinstance(result, NotPlaced):
+        state.failed = True
+        outcome = HunkOutcome(
+            index=index,
+            applied=False,
+            hunk_text=op.search,
+            reason=result.reason,
+            detail=result.detail,
+            candidates=tuple(c + 1 for c in result.candidates),
+        )
+        run.fail(_block_failure(state, index, outcome, block.old, block.hint, "SEARCH block"))
+        return
+    state.text = result[0].text
+    state.applied += 1
+
+
+def _append(text: str, addition: str) -> str:
+    if not text:
+        return addition
+    eol = dominant_ending(split_lines(text).endings)
+    if not text.endswith("\n"):
+        text += eol
+    if eol == "\r\n" and "\r\n" not in addition:
+        addition = addition.replace("\n", "\r\n")
+    return text + addition
+
+
+# -- failures --------------------------------------------------------------------------------------
+
+_CODES = {
+    SkipReason.NO_MATCH: FailureCode.PATCH_CONTEXT_MISMATCH,
+    SkipReason.AMBIGUOUS: FailureCode.AMBIGUOUS_MATCH,
+    SkipReason.SHORT_AMBIGUOUS_CONTEXT: FailureCode.AMBIGUOUS_MATCH,
+    SkipReason.ALREADY_APPLIED: FailureCode.ALREADY_APPLIED,
+    SkipReason.NO_CHANGE: FailureCode.NO_CHANGE,
+    SkipReason.EMPTY_HUNK: FailureCode.MALFORMED_PATCH,
+    SkipReason.MALFORMED: FailureCode.MALFORMED_PATCH,
+    SkipReason.NOT_ATTEMPTED: FailureCode.PATCH_CONTEXT_MISMATCH,
+}
+
+
+def _hunk_failure(state: _File, index: int, outcome: HunkOutcome, hunk: Hunk) -> PatchFailure:
+    block = block_from_hunk(hunk)
+    return _block_failure(state, index, outcome, block.old, block.hint, "hunk")
+
+
+def _block_failure(
+    state: _File,
+    index: int,
+    outcome: HunkOutcome,
+    old: Sequence[str],
+    hint_line: int | None,
+    what: str,
+) -> PatchFailure:
+    assert state.text is not None
+    contents = split_lines(state.text).contents
+    reason = outcome.reason or SkipReason.NO_MATCH
+    code = _CODES[reason]
+    number = index + 1
+    region = closest_region(contents, old, hint_line)
+    if reason is SkipReason.AMBIGUOUS and outcome.candidates:
+        places = ", ".join(str(c) for c in outcome.candidates[:8])
+        hint = (
+            f"The {what}'s old lines occur at lines {places}; add unchanged lines around "
+            "the change until it matches only one place."
+        )
+        first = outcome.candidates[0] - 1
+        region = (first, min(first + max(len(old), 1), len(contents)))
+    elif reason is SkipReason.ALREADY_APPLIED:
+        hint = f"The file already contains this change; drop {what} {number}."
+    elif reason is SkipReason.NO_CHANGE:
+        hint = f"{what.capitalize()} {number} changes nothing; add its '-' and '+' lines."
+    elif region is not None:
+        hint = (
+            f"Re-read lines {region[0] + 1}-{region[1]} of {state.path} and resend {what} "
+            f"{number} with the exact current text of its unchanged and removed lines."
+        )
+    else:
+        hint = f"{state.path} is empty; send its whole content instead."
+    failure = PatchFailure(
+        code=code,
+        message=f"{what} {number} of {state.path}: {outcome.detail or reason.value}",
+        file=state.path,
+        hunk=index,
+        hint=hint,
+        current_sha256=_sha(state),
+    )
+    return _with_excerpt(failure, contents, region)
+
+
+def _with_excerpt(
+    failure: PatchFailure, contents: Sequence[str], region: tuple[int, int] | None
+) -> PatchFailure:
+    if region is None:
+        return failure
+    excerpt, _, _ = numbered_excerpt(contents, *region)
+    return replace(failure, excerpt=excerpt)
+
+
+# -- header-less diffs -------------------------------------------------------------------------------
+
+
+def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
+    """The one workspace file a header-less diff fits, or None after recording why not."""
+    hunks = [op for op in ops if isinstance(op, Hunk)]
+    candidates = list(_text_files(run.workspace.root))
+    if len(candidates) == 1:
+        return candidates[0]
+    fits = []
+    for path in candidates:
+        read = run.workspace.read(path)
+        if isinstance(read, PatchFailure):
+            continue
+        if hunks and apply_hunk_list(read.text, hunks, run.options).ok:
+            fits.append(path)
+            if len(fits) > 1:
+                break
+    if len(fits) == 1:
+        return fits[0]
+    run.fail(
+        PatchFailure(
+            code=FailureCode.MALFORMED_PATCH if not fits else FailureCode.AMBIGUOUS_MATCH,
+            message="the diff names no file, and its hunks fit "
+            + ("no file of the workspace" if not fits else "more than one file"),
+            hint="Add '--- a/PATH' and '+++ b/PATH' header lines naming the file.",
+        )
+    )
+    return None
+
+
+def _text_files(root: Path) -> Iterator[str]:
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            try:
+                if full.is_symlink() or full.stat().st_size > _GUESS_MAX_BYTES:
+                    continue
+            except OSError:
+                continue
+            yield full.relative_to(root).as_posix()
+            count += 1
+            if count >= _GUESS_MAX_FILES:
+                return

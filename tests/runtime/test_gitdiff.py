@@ -1,0 +1,275 @@
+"""Git-format diffs: exact headers, and `git apply` reproduces the committed tree byte for byte."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.workspace_snapshot import make_tree, snapshot_tree
+
+from patchsmith.formats.script import Action
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitdiff import render_git_diff, render_git_diff_bytes
+from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.workspace import Workspace
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+
+def _update(
+    path: str, old: bytes, new: bytes, old_mode: int = 0o644, new_mode: int = 0o644
+) -> FileChange:
+    return FileChange(
+        path=path,
+        action=Action.UPDATE,
+        old_path=path,
+        old_bytes=old,
+        new_bytes=new,
+        old_mode=old_mode,
+        new_mode=new_mode,
+    )
+
+
+def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    command = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false"]
+    done = subprocess.run(
+        [*command, *args], cwd=cwd, input=stdin, capture_output=True, env=env, check=False
+    )
+    assert 0 == done.returncode, done.stderr.decode(errors="replace")
+    return done.stdout
+
+
+class TestRenderGitDiff:
+    def test_no_change_renders_nothing(self) -> None:
+        """An update that changes neither bytes nor mode is absent from the diff."""
+
+        assert "" == render_git_diff([_update("a", b"x\n", b"x\n")])
+
+    def test_mode_only(self) -> None:
+        """A mode change alone is `old mode`/`new mode` with no hunks or index."""
+        expected = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+
+        assert expected == render_git_diff([_update("run.sh", b"x\n", b"x\n", 0o644, 0o755)])
+
+    def test_mode_and_content(self) -> None:
+        """With both mode and content changed, the index line carries no mode."""
+        text = render_git_diff([_update("r", b"a\n", b"b\n", 0o755, 0o644)])
+
+        assert text.startswith(
+            "diff --git a/r b/r\nold mode 100755\nnew mode 100644\nindex 7898192..6178079\n"
+        )
+
+    def test_no_newline_markers(self) -> None:
+        """A last line without newline is followed by the `\\ No newline` marker on each side."""
+        text = render_git_diff([_update("a", b"x\ny", b"x\nz")])
+
+        assert (
+            "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+z\n"
+            "\\ No newline at end of file\n"
+        ) == text.split("+++ b/a\n")[1]
+
+    def test_lone_cr_is_not_a_line_end(self) -> None:
+        """A lone CR stays inside its line, as git sees it."""
+        text = render_git_diff([_update("a", b"a\rb\n", b"a\rc\n")])
+
+        assert "-a\rb\n+a\rc\n" in text
+
+    def test_hunks_split_beyond_context(self) -> None:
+        """Changes more than six lines apart become two hunks with three lines of context."""
+        old = b"".join(b"%d\n" % n for n in range(1, 21))
+        new = old.replace(b"2\n", b"two\n", 1).replace(b"18\n", b"eighteen\n")
+        text = render_git_diff([_update("n", old, new)])
+
+        assert ["@@ -1,5 +1,5 @@", "@@ -15,6 +15,6 @@"] == [
+            line for line in text.splitlines() if line.startswith("@@")
+        ]
+
+    def test_binary(self) -> None:
+        """A side with a NUL byte is reported as binary."""
+        change = FileChange(
+            path="img",
+            action=Action.CREATE,
+            old_path=None,
+            old_bytes=None,
+            new_bytes=b"\x00\x01",
+            new_mode=0o644,
+        )
+
+        assert render_git_diff([change]).endswith("Binary files /dev/null and b/img differ\n")
+
+    def test_empty_file_creation(self) -> None:
+        """Creating an empty file is a header with the empty blob id and no hunks."""
+        change = FileChange(
+            path="e",
+            action=Action.CREATE,
+            old_path=None,
+            old_bytes=None,
+            new_bytes=b"",
+            new_mode=0o755,
+        )
+        expected = "diff --git a/e b/e\nnew file mode 100755\nindex 0000000..e69de29\n"
+
+        assert expected == render_git_diff([change])
+
+    def test_quoted_names(self) -> None:
+        """Names with non-ASCII bytes, quotes, backslashes or tabs are C-quoted like git's."""
+        text = render_git_diff([_update('é"\\\t', b"a\n", b"b\n")])
+
+        assert text.startswith('diff --git "a/\\303\\251\\"\\\\\\t" "b/\\303\\251\\"\\\\\\t"\n')
+
+    def test_space_in_name_gets_tab(self) -> None:
+        """`---`/`+++` lines of names with a space end with a tab, as git writes them."""
+        text = render_git_diff([_update("my file.txt", b"a\n", b"b\n")])
+
+        assert "--- a/my file.txt\t\n+++ b/my file.txt\t\n" in text
+
+    def test_rename_with_edit(self) -> None:
+        """A move with changed content shows similarity, rename lines and hunks."""
+        old = b"".join(b"line %d\n" % n for n in range(10))
+        change = FileChange(
+            path="new.txt",
+            action=Action.MOVE,
+            old_path="old.txt",
+            old_bytes=old,
+            new_bytes=old.replace(b"line 9\n", b"last\n"),
+            old_mode=0o644,
+            new_mode=0o644,
+        )
+        text = render_git_diff([change])
+
+        assert "similarity index 90%\nrename from old.txt\nrename to new.txt\n" in text
+        assert "--- a/old.txt\n+++ b/new.txt\n" in text
+
+    def test_latin1_bytes_survive(self) -> None:
+        """Non-UTF-8 bytes round-trip through the text form with surrogateescape."""
+        change = _update("l", b"caf\xe9\n", b"th\xe9\n")
+        text = render_git_diff([change])
+
+        assert render_git_diff_bytes([change]) == text.encode("utf-8", "surrogateescape")
+        assert b"+th\xe9\n" in render_git_diff_bytes([change])
+
+
+def _scenario_tree(root: Path) -> None:
+    make_tree(
+        root,
+        {
+            "f.txt": b"a\nb\nc\n",
+            "crlf.txt": b"x\r\ny",
+            "r.txt": b"same\n",
+            "d.txt": b"del\n",
+            "run.sh": (b"#!/bin/sh\necho 1\n", 0o755),
+            "latin.txt": b"caf\xe9\n",
+            "bom.txt": b"\xef\xbb\xbfone\r\ntwo\r\n",
+            "long.txt": b"".join(b"%d\n" % n for n in range(40)),
+            "empty.txt": b"",
+        },
+    )
+
+
+def _stage_scenario(txn: Transaction) -> None:
+    steps = [
+        txn.update("f.txt", "a\nB\nc\n"),
+        txn.update("crlf.txt", "x\r\nz\r\n"),
+        txn.move("r.txt", "sub dir/s p.txt"),
+        txn.delete("d.txt"),
+        txn.create("n.txt", "new\n"),
+        txn.create("e.txt", ""),
+        txn.update("run.sh", "#!/bin/sh\necho 2\n"),
+        txn.update("latin.txt", "th\xe9\nno newline"),
+        txn.update("bom.txt", "one\r\n2\r\n"),
+        txn.update("long.txt", "".join(f"{n}\n" for n in range(40) if n not in (5, 30)) + "end"),
+        txn.delete("empty.txt"),
+    ]
+    assert [None] * len(steps) == steps
+
+
+@needs_git
+class TestGitApply:
+    def _replay(self, tmp_path: Path, old_tree: Path, patch: bytes) -> Path:
+        replica = tmp_path / "replica"
+        shutil.copytree(old_tree, replica, symlinks=True)
+        _git(replica, "init", "-q")
+        _git(replica, "apply", "--check", "-", stdin=patch)
+        _git(replica, "apply", "--whitespace=nowarn", "-", stdin=patch)
+        return replica
+
+    def test_scenario_replays_exactly(self, tmp_path: Path) -> None:
+        """`git apply` of diff() turns the old tree into exactly the committed tree."""
+        root = tmp_path / "ws"
+        _scenario_tree(root)
+        pristine = tmp_path / "pristine"
+        shutil.copytree(root, pristine)
+        txn = Transaction(Workspace(root))
+        _stage_scenario(txn)
+        patch = txn.diff().encode("utf-8", "surrogateescape")
+        assert txn.commit() is None
+        replica = self._replay(tmp_path, pristine, patch)
+
+        committed, replayed = snapshot_tree(root), snapshot_tree(replica, exclude=(".git",))
+        assert committed.files() == replayed.files()
+        assert committed.modes() == replayed.modes()
+
+    def test_matches_git_diff(self, tmp_path: Path) -> None:
+        """For simple edits the diff is byte-identical to `git diff --cached -M`."""
+        root = tmp_path / "repo"
+        make_tree(
+            root,
+            {"f.txt": b"a\nb\nc\n", "crlf.txt": b"x\r\ny", "r.txt": b"same\n", "d.txt": b"del\n"},
+        )
+        _git(root, "init", "-q")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", "base")
+        txn = Transaction(Workspace(root))
+        txn.update("f.txt", "a\nB\nc\n")
+        txn.update("crlf.txt", "x\r\nz\r\n")
+        txn.move("r.txt", "s p.txt")
+        txn.delete("d.txt")
+        txn.create("n.txt", "new\n")
+        ours = render_git_diff_bytes(txn.changes)
+        txn.commit()
+        _git(root, "add", "-A")
+
+        assert _git(root, "diff", "--cached", "-M", "--no-color", "--no-ext-diff") == ours
+
+    @settings(
+        max_examples=25,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        old=st.lists(st.sampled_from(["a", "b", "c", "a\r", "", " x", "é"]), max_size=12),
+        new=st.lists(st.sampled_from(["a", "b", "c", "a\r", "", " x", "é"]), max_size=12),
+        old_eol=st.booleans(),
+        new_eol=st.booleans(),
+    )
+    def test_random_updates_replay(
+        self, tmp_path: Path, old: list[str], new: list[str], old_eol: bool, new_eol: bool
+    ) -> None:
+        """Any update's diff replays to the same bytes under `git apply`."""
+        old_text = "\n".join(old) + ("\n" if old_eol and old else "")
+        new_text = "\n".join(new) + ("\n" if new_eol and new else "")
+        case = tmp_path / f"case{abs(hash((old_text, new_text)))}"
+        shutil.rmtree(case, ignore_errors=True)
+        make_tree(case / "ws", {"f.txt": old_text.encode()})
+        shutil.copytree(case / "ws", case / "pristine")
+        txn = Transaction(Workspace(case / "ws"))
+        assert txn.update("f.txt", new_text) is None
+        patch = render_git_diff_bytes(txn.changes)
+        if not patch:
+            assert old_text == new_text
+            return
+        replica = self._replay(case, case / "pristine", patch)
+
+        assert new_text.encode() == (replica / "f.txt").read_bytes()
