@@ -118,7 +118,7 @@ class TestPatchProposal:
         proposal = _valid(MINIMAL)
 
         with pytest.raises(ValueError):
-            proposal.objective = "other"  # type: ignore[misc]
+            proposal.objective = "other"
 
     def test_round_trip_through_json(self) -> None:
         """Dumping to JSON and loading again gives an equal proposal."""

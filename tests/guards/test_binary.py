@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.binary import BinaryContentGuard
-from tests.guards.changes import context, create, delete, update
 
 
 class TestBinaryContentGuard:
     def test_nul_in_new_content_is_refused(self) -> None:
         """A NUL byte in the new content is BINARY_CONTENT, with its offset."""
-        failures = BinaryContentGuard().check([create("data.bin", b"PK\x03\x04\x00rest")], context())
+        failures = BinaryContentGuard().check(
+            [create("data.bin", b"PK\x03\x04\x00rest")], context()
+        )
 
         assert [FailureCode.BINARY_CONTENT] == [f.code for f in failures]
         assert "byte 4" in failures[0].message

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.guards.changes import context, create, update
+
 from patchsmith.errors import FailureCode
 from patchsmith.guards.budgets import (
     HunksOutsideExpectedGuard,
@@ -10,7 +12,6 @@ from patchsmith.guards.budgets import (
     changed_lines,
 )
 from patchsmith.policy import Policy
-from tests.guards.changes import context, create, update
 
 
 def _lines(n: int, prefix: str = "line") -> str:

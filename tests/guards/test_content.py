@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tests.guards.changes import context, create, delete, update
+
 from patchsmith.errors import FailureCode
 from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
 from patchsmith.policy import DEFAULT_MAX_FILE_BYTES, Policy
-from tests.guards.changes import context, create, delete, update
 
 
 class TestEmptyWriteGuard:

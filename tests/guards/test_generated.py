@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.guards.changes import context, create, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.generated import GeneratedFileGuard, generated_marker
-from tests.guards.changes import context, create, update
 
 
 class TestGeneratedFileGuard:
@@ -49,7 +49,8 @@ class TestGeneratedFileGuard:
         assert [] == GeneratedFileGuard().check([change], context())
 
     @pytest.mark.parametrize(
-        "path", ["api/service_pb2.py", "api/service.pb.go", "web/app.min.js", "src/__generated__/q.ts"]
+        "path",
+        ["api/service_pb2.py", "api/service.pb.go", "web/app.min.js", "src/__generated__/q.ts"],
     )
     def test_generated_path_conventions_are_refused(self, path: str) -> None:
         """Conventional generated paths are refused even without a marker."""

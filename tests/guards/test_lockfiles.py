@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.lockfiles import LOCKFILE_NAMES, LockfileGuard, is_lockfile
-from tests.guards.changes import context, create, delete, update
 
 
 class TestLockfileGuard:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from tests.guards.changes import context, create, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards import (
@@ -16,7 +19,6 @@ from patchsmith.guards import (
 )
 from patchsmith.policy import GuardSwitches, Policy
 from patchsmith.proposal import PatchProposal
-from tests.guards.changes import context, create, update
 
 
 class TestRegistry:
@@ -124,3 +126,19 @@ class TestRunGuards:
         failed = {d.name for d in report.decisions if d.status is DecisionStatus.FAILED}
         assert {"forbidden_paths", "max_files"} == failed
         assert ("src/a.py",) == ctx.expected_files
+
+
+class TestImportCost:
+    def test_heavy_dependencies_load_lazily(self) -> None:
+        """Importing patchsmith and its guards loads neither tree-sitter nor detect-secrets."""
+        code = (
+            "import sys, patchsmith, patchsmith.guards, patchsmith.conditions; "
+            "print(sorted(m for m in sys.modules "
+            "if m.startswith(('tree_sitter', 'detect_secrets', 'unidiff'))))"
+        )
+
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+
+        assert "[]" == out.strip()

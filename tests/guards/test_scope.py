@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tests.guards.changes import context, create, move, update
+
 from patchsmith.errors import FailureCode
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.policy import Policy
-from tests.guards.changes import context, create, move, update
 
 
 class TestWriteScopeGuard:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.guards.changes import context, create, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.secrets import SecretGuard, find_secrets
-from tests.guards.changes import context, create, update
 
 # assembled at run time so that no scanner flags this file itself
 AWS = "AKIA" + "Q3EGRT5X2ZK7WPLM"
@@ -78,7 +78,7 @@ class TestSecretGuard:
         assert [] == SecretGuard().check([create("a.py", line + "\n")], context())
 
     def test_basic_auth_to_real_host_is_refused(self) -> None:
-        """Credentials in a URL to a real host are reported (the example-host exemption is narrow)."""
+        """Credentials in a URL to a real host are reported; only example hosts are exempt."""
         line = 'DB = "postgres://admin:s3cr3tPassw0rd@db.internal.company.com:5432/prod"\n'
 
         findings = find_secrets(create("settings.py", line))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.syntax import SyntaxGuard, language_for, parse_problems, python_error
-from tests.guards.changes import context, create, delete, update
 
 GOOD = {
     "a.py": "def f(x):\n    return x + 1\n",

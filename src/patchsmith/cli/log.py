@@ -7,10 +7,10 @@ share: their common options, opening the store, and printing failures.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, print_failures, write_json
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.store import DB_FILE_NAME, STATE_DIR_NAME, AttemptRecord, Store
 
@@ -28,10 +28,6 @@ __all__ = [
     "write_json",
 ]
 
-EXIT_OK = 0
-EXIT_REFUSED = 1
-EXIT_USAGE = 2
-
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
     """Add `-C DIR` and `--json`, shared by every store-reading command."""
@@ -45,21 +41,12 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
-def write_json(payload: dict[str, object]) -> None:
-    """Print `payload` as one JSON object on stdout."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
-
-
 def fail(command: str, failures: tuple[PatchFailure, ...], *, as_json: bool, exit_code: int) -> int:
     """Report `failures` (JSON on stdout, or text on stderr) and return `exit_code`."""
     if as_json:
         write_json({"status": "error", "errors": [f.to_json() for f in failures]})
-        return exit_code
-    for failure in failures:
-        where = f"{failure.file}: " if failure.file else ""
-        sys.stderr.write(f"patchsmith {command}: {failure.code.value}: {where}{failure.message}\n")
-        if failure.hint:
-            sys.stderr.write(f"  hint: {failure.hint}\n")
+    else:
+        print_failures(command, failures, excerpts=False)
     return exit_code
 
 

@@ -1,0 +1,129 @@
+"""`patchsmith apply`: apply model output to a directory, all or nothing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, print_failures, write_json
+from patchsmith.formats.script import EditFormat
+from patchsmith.report import ApplyReport, ApplyStatus
+
+__all__ = ["register", "run"]
+
+FORMATS_HELP = textwrap.dedent(
+    """\
+    formats (detected by content; --format forces one). Prose and markdown
+    fences around any of them are ignored.
+
+      udiff           unified diff, git-style or plain; numbers optional
+                        --- a/app.py
+                        +++ b/app.py
+                        @@ -1,2 +1,2 @@
+                         def greet():
+                        -    return "hi"
+                        +    return "hello"
+
+      apply_patch     the apply_patch envelope
+                        *** Begin Patch
+                        *** Update File: app.py
+                        @@ def greet():
+                        -    return "hi"
+                        +    return "hello"
+                        *** End Patch
+
+      search_replace  SEARCH/REPLACE blocks after the file's path
+                        app.py
+                        <<<<<<< SEARCH
+                            return "hi"
+                        =======
+                            return "hello"
+                        >>>>>>> REPLACE
+
+      whole_file      the path, then the complete new file in a fence
+                        app.py
+                        ```python
+                        def greet():
+                            return "hello"
+                        ```
+
+      str_replace     editor tool calls as JSON (one object or a list)
+                        {"command": "str_replace", "path": "app.py",
+                         "old_str": "return \\"hi\\"", "new_str": "return \\"hello\\""}
+
+    exit status: 0 everything applied (or would, with --check); 1 refused,
+    nothing changed (or, with --partial, only some edits applied); 2 usage error.
+    """
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "apply",
+        help="apply model output (a diff, envelope, blocks, ...) to files",
+        description="Apply the edits in PATCH (or standard input) to the files under DIR. "
+        "Every edit is located by content; nothing is written unless every edit "
+        "located, and a refusal says, per hunk, why and what the file really holds.",
+        epilog=FORMATS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "patch", nargs="?", default="-", metavar="PATCH", help="file, or - for stdin"
+    )
+    parser.add_argument("-C", dest="root", metavar="DIR", default=".", help="workspace root")
+    parser.add_argument(
+        "--check", action="store_true", help="dry run: print the diff, write nothing"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--partial", action="store_true", help="apply what located even if some edits did not"
+    )
+    parser.add_argument(
+        "--format",
+        default=EditFormat.AUTO.value,
+        choices=[f.value for f in EditFormat],
+        help="the edit format (default: auto-detect)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _read_patch(name: str) -> str | None:
+    try:
+        if name == "-":
+            return sys.stdin.read()
+        with open(name, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+            return handle.read()
+    except OSError as exc:
+        sys.stderr.write(f"patchsmith apply: cannot read {name}: {exc.strerror or exc}\n")
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from patchsmith.api import apply
+
+    text = _read_patch(args.patch)
+    if text is None:
+        return EXIT_USAGE
+    report = apply(text, args.root, format=args.format, check=args.check, partial=args.partial)
+    if args.json:
+        write_json(report.to_json())
+    else:
+        _print_human(report)
+    return EXIT_OK if report.ok else EXIT_REFUSED
+
+
+def _print_human(report: ApplyReport) -> None:
+    verb = "would apply" if report.check else "applied"
+    if report.status is ApplyStatus.REFUSED:
+        sys.stderr.write("patchsmith apply: refused; nothing was changed\n")
+    for f in report.files:
+        target = f" -> {f.new_path}" if f.new_path else ""
+        sys.stdout.write(
+            f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits)\n"
+        )
+    print_failures("apply", report.errors)
+    if report.check and report.diff:
+        sys.stdout.write(report.diff)
+    if report.ok:
+        sys.stdout.write(f"{verb}: {len(report.files)} file(s)\n")

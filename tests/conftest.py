@@ -1,0 +1,16 @@
+"""Test-suite settings decided once: hypothesis profiles for local runs and CI."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.register_profile("dev", deadline=None, max_examples=50)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
