@@ -63,9 +63,9 @@ def apply(
         status = ApplyStatus.PARTIAL if plan.failures else ApplyStatus.APPLIED
         if check:
             return ApplyReport(status, files, plan.failures, diff=diff, check=True)
-        failure = transaction.commit()
-        if failure is not None:
-            return ApplyReport(ApplyStatus.REFUSED, files, (*plan.failures, failure))
+        commit_failure = transaction.commit()
+        if commit_failure is not None:
+            return ApplyReport(ApplyStatus.REFUSED, files, (*plan.failures, commit_failure))
         return ApplyReport(status, files, plan.failures, diff=diff)
 
 

@@ -9,6 +9,7 @@ from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import NotPlaced, Placement, find_contiguous, place_block
 from patchsmith.engine.model import (
     EngineOptions,
+    Strategy,
     Hunk,
     HunkOutcome,
     HunkResult,
@@ -66,6 +67,8 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         if block.hint is not None:
             block = _shifted(block, shift)
         result = apply_block(lines, block, options, style)
+        if isinstance(result, NotPlaced) and not options.whole_lines:
+            result = _substring_fallback(lines, hunk, result)
         if isinstance(result, NotPlaced):
             outcomes.append(
                 HunkOutcome(
@@ -99,3 +102,17 @@ def _shifted(block: EditBlock, shift: int) -> EditBlock:
 
     assert block.hint is not None
     return replace(block, hint=max(block.hint + shift, 0))
+
+
+def _substring_fallback(
+    lines: Lines, hunk: Hunk, refusal: NotPlaced
+) -> tuple[Lines, Placement] | NotPlaced:
+    """With `whole_lines` off: the reference's substring search with shrinking context."""
+    from patchsmith.engine.compat import apply_hunk
+
+    text = lines.text
+    located = apply_hunk(text, list(hunk.lines))
+    if not located or located == text:
+        return refusal
+    new_lines = split_lines(located)
+    return new_lines, Placement(0, len(lines), (), Strategy.PARTIAL_CONTEXT)

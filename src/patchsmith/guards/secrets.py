@@ -58,6 +58,7 @@ _OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
 )
 
+_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OWN_PATTERNS))
 _ALLOWLIST_MARK = re.compile(r"pragma:\s*allowlist[ -]secret", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)")
 _RESERVED_HOSTS = re.compile(
@@ -92,7 +93,7 @@ def find_secrets(change: FileChange) -> list[SecretFinding]:
             continue
         findings.add(SecretFinding(change.path, number, kind))
     for number, text in added:
-        if _ALLOWLIST_MARK.search(text):
+        if not _ANY_OWN_PATTERN.search(text) or _ALLOWLIST_MARK.search(text):
             continue
         for kind, pattern in _OWN_PATTERNS:
             if pattern.search(text):
@@ -138,12 +139,21 @@ def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
     by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
-    patterns: list[re.Pattern[str]] = []
+    by_flags: dict[int, list[re.Pattern[str]]] = {}
     for name in DETECT_SECRETS_PLUGINS:
         denylist: Iterable[re.Pattern[str]] | None = getattr(by_name[name], "denylist", None)
         # a plugin that is not regex-based could match anywhere: scan every line then
-        patterns.extend(denylist if denylist is not None else [re.compile("")])
-    return tuple(patterns)
+        for pattern in denylist if denylist is not None else [re.compile("")]:
+            by_flags.setdefault(pattern.flags, []).append(pattern)
+    return tuple(joined for group in by_flags.values() for joined in _joined(group))
+
+
+def _joined(group: list[re.Pattern[str]]) -> list[re.Pattern[str]]:
+    # one alternation per flag set: one regex pass per line instead of ~45
+    try:
+        return [re.compile("|".join(f"(?:{p.pattern})" for p in group), group[0].flags)]
+    except re.error:  # pragma: no cover - e.g. a pattern with inline global flags
+        return group
 
 
 def _configure_detect_secrets() -> None:
