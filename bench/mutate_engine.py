@@ -182,9 +182,9 @@ MUTATIONS = (
     Mutation(
         "C14",
         _C,
-        "an empty result (JS-falsy) is accepted",
-        "            elif located is None or not located.text:",
-        "            elif located is None:",
+        "hunk sections treat any other first character as context",
+        'ops.append("x" if op in ("-", "+") else " " if op == "\\n" else op)',
+        'ops.append("x" if op in ("-", "+") else " ")',
     ),
     Mutation(
         "C15",

@@ -42,6 +42,7 @@ _TOKENS = (
     "关于我们",
     "😀",
     "🎉x",
+    "🙂",
     "é",
     "\t",
     "  ",
@@ -52,7 +53,19 @@ _TOKENS = (
     "+",
     "@",
 )
-_POOL = ("", "  ", "\t", "}", "return x", "    pass", "// 中文", "😀", "end  ")
+_POOL = (
+    "",
+    "  ",
+    "\t",
+    "}",
+    "return x",
+    "    pass",
+    "// 中文",
+    "😀",
+    "end  ",
+    "😀😀😀😀😀",
+    "🙂 ok",
+)
 
 _HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
@@ -65,11 +78,13 @@ class Damage(StrEnum):
     NO_HUNK_HEADERS = "no_hunk_headers"
     MISSING_CONTEXT = "missing_context"
     BLANK_LINE_PREFIX_DROPPED = "blank_line_prefix_dropped"
+    CONTEXT_PREFIX_DROPPED = "context_prefix_dropped"
     TRAILING_WHITESPACE_STRIPPED = "trailing_whitespace_stripped"
     NO_FILE_HEADERS = "no_file_headers"
     GIT_HEADERS = "git_headers"
     PROSE_AND_FENCE = "prose_and_fence"
     CRLF_DIFF = "crlf_diff"
+    SECOND_FILE = "second_file"
 
 
 @dataclass(frozen=True)
@@ -189,6 +204,11 @@ def _damaged(draw: st.DrawFn, clean: str, chosen: frozenset[Damage]) -> str:
         lines = [line for line in lines if not line.startswith("@@")]
     if Damage.BLANK_LINE_PREFIX_DROPPED in chosen:
         lines = [line[1:] if line in (" \n", " \r\n") else line for line in lines]
+    if Damage.CONTEXT_PREFIX_DROPPED in chosen:
+        context = [i for i, line in enumerate(lines) if line.startswith(" ") and line.strip()]
+        if context:
+            at = draw(st.sampled_from(context))
+            lines[at] = lines[at][1:]
     if Damage.TRAILING_WHITESPACE_STRIPPED in chosen:
         lines = [
             line.rstrip(" \t\r\n") + "\n" if _is_body(line) and line.strip() else line
@@ -199,12 +219,21 @@ def _damaged(draw: st.DrawFn, clean: str, chosen: frozenset[Damage]) -> str:
     elif Damage.GIT_HEADERS in chosen:
         lines = ["diff --git a/f.txt b/f.txt\n", "index 1a2b3c4..5d6e7f8 100644\n", *lines]
     text = "".join(lines)
+    if Damage.SECOND_FILE in chosen:
+        # Another file's section after this one (its hunks still target the same source in a
+        # single-file apply), sometimes after a blank line.
+        other = draw(edits())
+        gap = draw(st.sampled_from(["", "\n"]))
+        text += gap + render_unified(other.source, other.target, path="g.txt")
     if Damage.PROSE_AND_FENCE in chosen:
         opening = draw(st.sampled_from(["Here is the change:\n\n", "Sure!\n", ""]))
         closing = draw(st.sampled_from(["\nThis fixes it.\n", "", "\n"]))
         text = f"{opening}```diff\n{text}```\n{closing}"
     if Damage.CRLF_DIFF in chosen:
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        # A naive converter turns a CRLF file's "\r\n" into "\r\r\n"; a careful one does not.
+        if draw(st.booleans()):
+            text = text.replace("\r\n", "\n")
+        text = text.replace("\n", "\r\n")
     return text
 
 

@@ -9,7 +9,10 @@ The public surface is what `__all__` names; everything else is internal.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from patchsmith.api import apply
+from patchsmith.direct import FileView, read_file, write_file
 from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
 from patchsmith.engine.model import EngineOptions, HunkOutcome, HunkResult, Mode
 from patchsmith.errors import (
@@ -23,6 +26,11 @@ from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
+if TYPE_CHECKING:
+    from patchsmith.policy import Policy
+    from patchsmith.proposal import PatchProposal
+    from patchsmith.propose import propose
+
 __all__ = [
     "Action",
     "ApplyReport",
@@ -33,17 +41,42 @@ __all__ = [
     "FailureCode",
     "FileEdit",
     "FileReport",
+    "FileView",
     "HunkOutcome",
     "HunkResult",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
+    "PatchProposal",
     "PatchRefused",
     "PatchsmithError",
+    "Policy",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
     "parse_edits",
+    "propose",
+    "read_file",
+    "write_file",
 ]
 __version__ = "0.1.0"
+
+# Loaded on first use: these pull in pydantic, the guards and the SQLite store, which
+# `import patchsmith` must not pay for.
+_LAZY = {
+    "PatchProposal": "patchsmith.proposal",
+    "Policy": "patchsmith.policy",
+    "propose": "patchsmith.propose",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'patchsmith' has no attribute {name!r}")
+    import importlib
+
+    value: object = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

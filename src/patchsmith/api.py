@@ -1,8 +1,10 @@
-"""`patchsmith.apply`: model output in, one all-or-nothing workspace transaction out."""
+"""`patchsmith.apply`: model output in, one guarded all-or-nothing workspace transaction out."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+from typing import TYPE_CHECKING
 
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure
@@ -12,6 +14,9 @@ from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.intake import StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
+
+if TYPE_CHECKING:
+    from patchsmith.policy import Policy
 
 __all__ = ["apply"]
 
@@ -24,21 +29,48 @@ def apply(
     check: bool = False,
     partial: bool = False,
     options: EngineOptions | None = None,
+    record: bool | None = None,
+    policy: Policy | None = None,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
 
     Nothing is written unless every edit located (or, with `partial`, at least
-    one did); with `check`, nothing is written at all and the report carries
-    the diff that would be. Never raises for bad input: a refusal is a report
-    whose `status` is `refused` and whose `errors` say what to fix.
+    one did) and every guard of the policy passed; with `check`, nothing is
+    written at all and the report carries the diff that would be. `policy`
+    defaults to the workspace's (`patchsmith.toml` / `pyproject.toml`); `record`
+    (default: the policy's `record`) keeps the attempt in `.patchsmith/`. Never
+    raises for bad input: a refusal is a report whose `status` is `refused` and
+    whose `errors` say what to fix.
     """
+    # Deferred: the guards load pydantic and the store loads SQLite, and `import
+    # patchsmith` must stay cheap.
+    from patchsmith._attempt import Attempt, resolve_policy, review_and_commit, should_record
+    from patchsmith.guards import GuardContext
+    from patchsmith.store import AttemptKind
+
     try:
         workspace = Workspace(root)
     except ValueError as exc:
-        failure = PatchFailure(FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory.")
+        failure = PatchFailure(
+            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
+        )
         return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+    rules = resolve_policy(workspace.root, policy)
+    digest = hashlib.sha256(model_output.encode("utf-8", "surrogatepass")).hexdigest()
+    attempt = Attempt(
+        state_root=workspace.real_root,
+        kind=AttemptKind.APPLY,
+        record=should_record(record, rules),
+        proposal_id=f"sha256:{digest[:16]}",
+        input_text=model_output,
+    )
+    if isinstance(rules, PatchFailure):
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(rules,), check=check))
     if workspace.recovery_failure is not None:
-        return ApplyReport(ApplyStatus.REFUSED, errors=(workspace.recovery_failure,), check=check)
+        refused = ApplyReport(
+            ApplyStatus.REFUSED, errors=(workspace.recovery_failure,), check=check
+        )
+        return attempt.finish(refused)
     script = parse_edits(model_output, format)
     with Transaction(workspace) as transaction:
         plan = stage_script(
@@ -51,22 +83,23 @@ def apply(
         files = _file_reports(plan)
         changes = transaction.changes
         if plan.failures and (not partial or not changes):
-            return ApplyReport(ApplyStatus.REFUSED, files, plan.failures, check=check)
+            refused = ApplyReport(ApplyStatus.REFUSED, files, plan.failures, check=check)
+            return attempt.finish(refused, changes, transaction.diff())
         if not changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
                 "the edits leave every file as it is",
                 hint="Nothing to apply; check that the edit is not already in place.",
             )
-            return ApplyReport(ApplyStatus.REFUSED, files, (failure,), check=check)
-        diff = transaction.diff()
+            return attempt.finish(ApplyReport(ApplyStatus.REFUSED, files, (failure,), check=check))
         status = ApplyStatus.PARTIAL if plan.failures else ApplyStatus.APPLIED
-        if check:
-            return ApplyReport(status, files, plan.failures, diff=diff, check=True)
-        commit_failure = transaction.commit()
-        if commit_failure is not None:
-            return ApplyReport(ApplyStatus.REFUSED, files, (*plan.failures, commit_failure))
-        return ApplyReport(status, files, plan.failures, diff=diff)
+        return review_and_commit(
+            attempt,
+            transaction,
+            GuardContext(rules, root=workspace.root),
+            ApplyReport(status, files, plan.failures),
+            check=check,
+        )
 
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:

@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
+
+if TYPE_CHECKING:  # the guards pull in pydantic; reports are built long after import time
+    from patchsmith.conditions import ConditionResult
+    from patchsmith.guards import GuardDecision
 
 __all__ = ["ApplyReport", "ApplyStatus", "FileReport"]
 
@@ -50,6 +55,11 @@ class ApplyReport:
     """The outcome of one apply: status, per-file counts, failures, and the diff.
 
     `diff` is the git-format diff that was written (or, with `check`, would be).
+    `decisions` holds every guard's verdict (empty when staging failed before the
+    guards ran); `preconditions`/`postconditions` are a proposal's checks, one by one;
+    `notes` says what was ignored (a proposal's attempt to loosen the policy) or why
+    nothing was done (an earlier attempt already applied it). `attempt_id` names the
+    audit record, `None` when recording was off.
     """
 
     status: ApplyStatus
@@ -58,6 +68,10 @@ class ApplyReport:
     diff: str = ""
     check: bool = False
     attempt_id: str | None = None
+    decisions: tuple[GuardDecision, ...] = ()
+    preconditions: tuple[ConditionResult, ...] = ()
+    postconditions: tuple[ConditionResult, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -70,16 +84,25 @@ class ApplyReport:
         return self
 
     def to_json(self) -> dict[str, object]:
-        """`{"status", "files", "errors", ...}` as printed by `patchsmith apply --json`."""
+        """`{"status", "files", "errors", "diff", "check", "decisions", "attempt_id"}`.
+
+        A proposal's `preconditions`, `postconditions` and `notes` follow when non-empty.
+        """
         data: dict[str, object] = {
             "status": self.status.value,
             "files": [f.to_json() for f in self.files],
             "errors": [e.to_json() for e in self.errors],
             "diff": self.diff,
             "check": self.check,
+            "decisions": [d.to_json() for d in self.decisions],
+            "attempt_id": self.attempt_id,
         }
-        if self.attempt_id is not None:
-            data["attempt_id"] = self.attempt_id
+        if self.preconditions:
+            data["preconditions"] = [c.to_json() for c in self.preconditions]
+        if self.postconditions:
+            data["postconditions"] = [c.to_json() for c in self.postconditions]
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data
 
     def to_json_text(self) -> str:

@@ -116,9 +116,14 @@ class TestModelDiffs:
 
     @given(case=model_diffs())
     def test_crlf_damage(self, case: DiffCase) -> None:
-        """A CRLF-damaged diff has no bare LF; others keep the diff's own line endings."""
+        """A CRLF-damaged diff has no bare LF."""
         if Damage.CRLF_DIFF in case.damage:
             assert "\n" not in case.diff.replace("\r\n", "")
+
+    @given(case=model_diffs())
+    def test_second_file(self, case: DiffCase) -> None:
+        """Second-file damage appends another file's section; otherwise there is one file."""
+        assert (Damage.SECOND_FILE in case.damage) == ("+++ b/g.txt" in case.diff)
 
     @given(case=model_diffs())
     def test_prose_damage(self, case: DiffCase) -> None:
@@ -127,8 +132,9 @@ class TestModelDiffs:
 
     @given(case=model_diffs())
     def test_bare_headers(self, case: DiffCase) -> None:
-        """Bare-header damage leaves no numbered hunk header."""
-        numbered = any(_HEADER.match(line) for line in case.diff.splitlines())
+        """Bare-header damage leaves no numbered hunk header in the edited file's section."""
+        first_file = case.diff.split("--- a/g.txt")[0]
+        numbered = any(_HEADER.match(line) for line in first_file.splitlines())
         if Damage.BARE_HEADER in case.damage or Damage.NO_HUNK_HEADERS in case.damage:
             assert not numbered or "@@ -1 +1 @@" in case.diff
         else:

@@ -10,7 +10,7 @@ from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, print_fail
 from patchsmith.formats.script import EditFormat
 from patchsmith.report import ApplyReport, ApplyStatus
 
-__all__ = ["register", "run"]
+__all__ = ["add_record_option", "print_report", "register", "run"]
 
 FORMATS_HELP = textwrap.dedent(
     """\
@@ -85,7 +85,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=[f.value for f in EditFormat],
         help="the edit format (default: auto-detect)",
     )
+    add_record_option(parser)
     parser.set_defaults(func=run)
+
+
+def add_record_option(parser: argparse.ArgumentParser) -> None:
+    """Add `--no-record`, shared by every command that changes a workspace."""
+    parser.add_argument(
+        "--no-record",
+        dest="record",
+        action="store_const",
+        const=False,
+        default=None,
+        help="keep no audit record in DIR/.patchsmith (default: the policy's `record`)",
+    )
 
 
 def _read_patch(name: str) -> str | None:
@@ -105,25 +118,47 @@ def run(args: argparse.Namespace) -> int:
     text = _read_patch(args.patch)
     if text is None:
         return EXIT_USAGE
-    report = apply(text, args.root, format=args.format, check=args.check, partial=args.partial)
-    if args.json:
+    report = apply(
+        text,
+        args.root,
+        format=args.format,
+        check=args.check,
+        partial=args.partial,
+        record=args.record,
+    )
+    return print_report("apply", report, as_json=args.json)
+
+
+def print_report(command: str, report: ApplyReport, *, as_json: bool) -> int:
+    """Print `report` (one JSON object, or text for people) and return the exit code."""
+    if as_json:
         write_json(report.to_json())
     else:
-        _print_human(report)
+        _print_human(command, report)
     return EXIT_OK if report.ok else EXIT_REFUSED
 
 
-def _print_human(report: ApplyReport) -> None:
+def _print_human(command: str, report: ApplyReport) -> None:
     verb = "would apply" if report.check else "applied"
     if report.status is ApplyStatus.REFUSED:
-        sys.stderr.write("patchsmith apply: refused; nothing was changed\n")
+        sys.stderr.write(f"patchsmith {command}: refused; nothing was changed\n")
     for f in report.files:
         target = f" -> {f.new_path}" if f.new_path else ""
         sys.stdout.write(
             f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits)\n"
         )
-    print_failures("apply", report.errors)
+    for condition in (*report.preconditions, *report.postconditions):
+        sys.stdout.write(
+            f"{condition.status.value:11} {condition.type.value}: {condition.evidence}\n"
+        )
+    for note in report.notes:
+        sys.stdout.write(f"note: {note}\n")
+    print_failures(command, report.errors)
     if report.check and report.diff:
         sys.stdout.write(report.diff)
-    if report.ok:
+    if report.status is ApplyStatus.ALREADY_APPLIED:
+        sys.stdout.write("already applied: nothing to do\n")
+    elif report.ok:
         sys.stdout.write(f"{verb}: {len(report.files)} file(s)\n")
+    if report.attempt_id is not None:
+        sys.stderr.write(f"patchsmith {command}: recorded as {report.attempt_id}\n")

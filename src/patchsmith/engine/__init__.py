@@ -47,7 +47,9 @@ __all__ = [
 ]
 
 
-def _options(mode: Mode, indent_tolerant: bool | None, options: EngineOptions | None) -> EngineOptions:
+def _options(
+    mode: Mode, indent_tolerant: bool | None, options: EngineOptions | None
+) -> EngineOptions:
     if options is None:
         options = EngineOptions.compat() if mode is Mode.COMPAT else EngineOptions.default()
     if indent_tolerant is not None and indent_tolerant != options.indent_tolerant:

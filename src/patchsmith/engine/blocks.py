@@ -55,6 +55,8 @@ class EditBlock:
     """0-based index where the old side should start, from the model's line numbers."""
     anchors: tuple[str, ...] = ()
     at_eof: bool = False
+    ending: str = "\n"
+    """The line ending most of the hunk's own lines carry; used only where the file shows none."""
 
     @property
     def old(self) -> list[str]:
@@ -86,6 +88,7 @@ class EditBlock:
             None if self.hint is None else self.hint + start,
             self.anchors,
             self.at_eof and end == len(lines),
+            self.ending,
         )
 
 
@@ -97,6 +100,19 @@ def _strip_ending(line: str) -> str:
     return line
 
 
+def _hunk_ending(raw_lines: Sequence[str]) -> str:
+    """CRLF when most body lines end so; a line before a no-newline marker has no real ending."""
+    crlf = lf = 0
+    for raw, after in zip(raw_lines, [*raw_lines[1:], ""], strict=True):
+        if raw.startswith("\\") or after.startswith("\\"):
+            continue
+        if raw.endswith("\r\n"):
+            crlf += 1
+        elif raw.endswith("\n"):
+            lf += 1
+    return "\r\n" if crlf > lf else "\n"
+
+
 def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> EditBlock:
     """Read a hunk body: " x", "-x", "+x", "\\ marker"; an empty line is blank context.
 
@@ -105,6 +121,7 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
     """
     lines: list[BlockLine] = []
     old_no_eol = new_no_eol = marked = False
+    ending = _hunk_ending(hunk.lines)
     for raw in hunk.lines:
         line = _strip_ending(raw)
         if line.startswith("\\"):
@@ -133,6 +150,7 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
         hint,
         hunk.anchors,
         hunk.at_eof,
+        ending,
     )
 
 

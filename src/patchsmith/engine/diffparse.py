@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from patchsmith.engine.blocks import is_elision
 from patchsmith.engine.model import FileDiff, Hunk
 
 __all__ = ["DiffParse", "DiffProblem", "find_diffs", "parse_diff", "split_lines"]
@@ -76,6 +77,7 @@ _TIMESTAMP = re.compile(
     r"\s+(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|Z)?"
     r"|\((?:revision \d+|working copy|nonexistent)\))\s*$"
 )
+_MAX_SCANNED = 4096  # header lines are read this far; keeps the regexes linear
 _BULLET = re.compile(r"[-+*] [A-Za-z`*\[(]")
 _HEREDOC_END = re.compile(r"['\"]?[A-Z_]{2,}['\"]?$")
 _GIT_KEYS = (
@@ -142,7 +144,9 @@ def _header_path(value: str) -> str | None:
         path = _unquote(value)
     else:
         path = value.split("\t", 1)[0]
-        path = _TIMESTAMP.sub("", path).strip()
+        if len(path) < _MAX_SCANNED:
+            path = _TIMESTAMP.sub("", path)
+        path = path.strip()
     if path in ("/dev/null", "dev/null"):
         return None
     return path
@@ -214,6 +218,7 @@ class _HunkHeader:
 
 
 def _hunk_header(bare: str) -> _HunkHeader:
+    bare = bare[:_MAX_SCANNED]
     match = _HUNK_NUMBERS.match(bare)
     if match:
         old_start, old_count, new_start, new_count, section = match.groups()
@@ -417,7 +422,10 @@ class _Parser:
             elif op == "+":
                 new_seen += 1
             elif op != "\\":
-                break
+                if not (body and self._elision_inside(i)):
+                    break
+                # An unprefixed `...` between body lines stands for omitted context.
+                line = " " + line
             body.append(line)
             i += 1
         if not body:
@@ -432,6 +440,13 @@ class _Parser:
             section=header.section,
         )
         return hunk, i
+
+    def _elision_inside(self, i: int) -> bool:
+        """An elision marker (`...`, `# ... existing code ...`) followed by more body lines."""
+        if not is_elision(_bare(self.lines[i])):
+            return False
+        j = i + 1
+        return j < self.n and self.lines[j][:1] in (" ", "-", "+") and not self._is_header(j)
 
     def _blank_run(
         self, i: int, known: bool, old_missing: int, new_missing: int
@@ -477,6 +492,8 @@ class _Parser:
                 builder.end_hunk(at_eof=True)
             elif builder is not None and builder.takes(line):
                 builder.add(line, i)
+            elif builder is not None and builder.kind == "update" and self._elision_inside(i):
+                builder.add(" " + line, i)
             elif builder is not None and _is_blank(line):
                 builder.add_blank(line)
             elif not stripped:
@@ -493,8 +510,8 @@ class _Parser:
 
     def _ends_envelope(self, i: int, stripped: str) -> bool:
         """A line that ends an envelope whose `*** End Patch` is missing."""
-        if i > self.last_envelope_marker:
-            return True  # prose after the last marker
+        if i > self.last_envelope_marker and i > 0 and _is_blank(self.lines[i - 1]):
+            return True  # a paragraph of prose after the last marker
         return (
             _is_fence(stripped)
             or bool(_HEREDOC_END.match(stripped))
@@ -548,7 +565,7 @@ class _EnvelopeFile:
             return line.startswith("+")
         if self.kind == "update":
             return line[:1] in (" ", "-", "+") or line.startswith("@@")
-        return False
+        return line.startswith("-")  # a delete may list the lines it removes
 
     def add(self, line: str, index: int) -> None:
         if line.startswith("@@"):
@@ -579,6 +596,12 @@ class _EnvelopeFile:
             return
         if self.body:
             h = self.numbers
+            # apply_patch semantics: a chunk that only adds lines and names no anchor
+            # (or line numbers) appends them to the end of the file.
+            if not self.anchors and h.old_start is None and all(
+                line.startswith("+") for line in self.body
+            ):
+                at_eof = True
             self.hunks.append(
                 Hunk(
                     lines=tuple(self.body),

@@ -14,6 +14,7 @@ from patchsmith.engine.model import (
     HunkOutcome,
     HunkResult,
     SkipReason,
+    Strategy,
 )
 from patchsmith.engine.splice import splice_block
 from patchsmith.engine.textlines import Lines, split_lines
@@ -37,12 +38,52 @@ def apply_block(
                 "the hunk's new lines are already in the file and its old lines are not",
             )
         return placed
+    if _insertion_already_there(lines, block, placed):
+        return NotPlaced(
+            SkipReason.ALREADY_APPLIED,
+            "the lines this hunk inserts are already at the place it names",
+        )
+    if _new_side_around(lines, block, placed):
+        return NotPlaced(
+            SkipReason.ALREADY_APPLIED,
+            "the hunk's new lines are already in the file, around the place its old lines match",
+        )
     new_lines = splice_block(
         lines, block, placed, keep_line_endings=options.keep_line_endings, style=style
     )
     if new_lines.contents == lines.contents and new_lines.endings == lines.endings:
         return NotPlaced(SkipReason.NO_CHANGE, "applying the hunk leaves the text unchanged")
     return new_lines, placed
+
+
+def _insertion_already_there(lines: Lines, block: EditBlock, placed: Placement) -> bool:
+    """A context-free insertion whose lines already sit where it would put them.
+
+    Without context nothing tells a first application from a second, and a
+    second would duplicate the lines; refusing is the safe reading.
+    """
+    if placed.strategy not in (Strategy.LINE_NUMBER, Strategy.APPEND):
+        return False
+    new = [x.rstrip() for x in block.new]
+    start = placed.start if placed.strategy is Strategy.LINE_NUMBER else len(lines) - len(new)
+    if start < 0:
+        return False
+    return [c.rstrip() for c in lines.contents[start : start + len(new)]] == new
+
+
+def _new_side_around(lines: Lines, block: EditBlock, placed: Placement) -> bool:
+    """The new side already occurs over the matched old lines (an insertion next to context).
+
+    Applying such a hunk to its own result finds the old lines again, inside the
+    new ones; nothing in the text tells that apart from a first application.
+    """
+    new = block.new
+    if placed.start == placed.end or new == block.old or not any(x.strip() for x in new):
+        return False
+    return any(
+        s <= placed.start and placed.end <= s + len(new)
+        for s in find_contiguous(lines.contents, new)
+    )
 
 
 def _already_applied(lines: Lines, block: EditBlock) -> bool:

@@ -172,7 +172,7 @@ def indent_style(lines: Sequence[str]) -> IndentStyle:
     """The file's indentation style; only an unmixed style is ever imposed on added lines."""
     tabs = spaces = 0
     for line in lines:
-        if line[:1] == "\t":
+        if line[:1] == "\t" and line.strip():
             tabs += 1
         elif line[:1] == " " and line.strip():
             spaces += 1

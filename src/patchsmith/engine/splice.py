@@ -28,7 +28,9 @@ def splice_block(
     dominant line ending.
     """
     contents, endings = lines.contents, lines.endings
-    eol = dominant_ending(endings) if keep_line_endings else "\n"
+    # A file that shows no line ending (empty, or one unterminated line) takes the hunk's.
+    shown = any(endings)
+    eol = (dominant_ending(endings) if shown else block.ending) if keep_line_endings else "\n"
     pairs = dict(placement.pairs)
     aligned = sorted(pairs.values())
     out_c: list[str] = []

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 __all__ = ["Fence", "fence_close", "fence_open", "info_path", "path_from_line"]
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^`\n]*?)\s*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^`\n]*)$")
 _LABEL = re.compile(r"^(?:#+\s*|(?:file(?:name)?|path)\s*:\s*)", re.IGNORECASE)
 _WRAPPERS = ("**", "__", "`", "'", '"', "*", "_")
 # well-known files whose names have neither a dot nor a slash
@@ -49,7 +49,7 @@ def fence_open(line: str) -> Fence | None:
     if match is None:
         return None
     marks, info = match.groups()
-    return Fence(marks[0], len(marks), info)
+    return Fence(marks[0], len(marks), info.strip())
 
 
 def fence_close(lines: list[str], start: int, fence: Fence) -> int:

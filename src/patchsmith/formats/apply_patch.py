@@ -16,7 +16,8 @@ from patchsmith.formats.script import EditFormat, EditScript
 __all__ = ["detect", "parse"]
 
 _MARKER = re.compile(
-    r"^\s*\*\*\*\s*(?:Begin\s+Patch|(?:Add|Delete|Update)\s+File\s*:)", re.IGNORECASE | re.MULTILINE
+    r"^[ \t]*\*\*\*[ \t]*(?:Begin[ \t]+Patch|(?:Add|Delete|Update)[ \t]+File[ \t]*:)",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 

@@ -27,7 +27,7 @@ __all__ = ["detect", "parse"]
 _SEARCH = re.compile(r"^\s*<{5,9} ?SEARCH\b", re.IGNORECASE)
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\b", re.IGNORECASE)
-_DETECT = re.compile(r"^\s*<{5,9} ?SEARCH\b", re.IGNORECASE | re.MULTILINE)
+_DETECT = re.compile(r"^[ \t]*<{5,9} ?SEARCH\b", re.IGNORECASE | re.MULTILINE)
 
 
 def detect(text: str) -> bool:

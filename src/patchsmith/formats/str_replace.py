@@ -31,7 +31,7 @@ from patchsmith.formats.script import (
 __all__ = ["decode_arguments", "detect", "parse"]
 
 _DETECT = re.compile(r'"(?:command|old_str|new_str|file_text|insert_line)"\s*:')
-_START = re.compile(r"^[ \t]*(?:\{|\[\s*\{)", re.MULTILINE)
+_START = re.compile(r"^[ \t]*(?:\{|\[[ \t]*\n?[ \t]*\{)", re.MULTILINE)
 _WRAPPER_KEYS = ("input", "arguments", "parameters", "args", "function", "tool_calls", "calls")
 _MAX_DEPTH = 8
 

@@ -25,6 +25,8 @@ from patchsmith.formats.script import (
 __all__ = ["detect", "parse"]
 
 _DIFF_INFO = frozenset({"diff", "patch", "udiff"})
+_SHELL_INFO = frozenset({"bash", "sh", "shell", "console", "terminal", "zsh", "powershell", "cmd"})
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd")
 _OTHER_FORMAT = re.compile(
     r"^(?:@@|--- |\+\+\+ |diff --git |\s*\*\*\*\s*(?:Begin Patch|(?:Add|Update|Delete) File:)"
     r"|\s*<{5,9} ?SEARCH\b)",
@@ -61,7 +63,7 @@ def _blocks(lines: list[str]) -> tuple[list[FileEdit], list[ParseProblem]]:
             path = path_from_line(body[0])
             if path is not None:
                 body = body[1:]
-        if path is not None and _is_file(fence, body):
+        if path is not None and _is_file(fence, path, body):
             if close == len(lines):
                 message = f"unclosed fence for {path}: the file may be cut short"
                 problems.append(problem(lines, message, i + 1, close))
@@ -83,8 +85,11 @@ def _path(lines: list[str], start: int, fence: Fence) -> str | None:
     return path_from_line(lines[index]) if index >= 0 else None
 
 
-def _is_file(fence: Fence, body: list[str]) -> bool:
-    """False for fences that hold another format (a diff, an envelope, edit blocks)."""
-    if fence.info.split()[:1] and fence.info.split()[0].lower() in _DIFF_INFO:
+def _is_file(fence: Fence, path: str, body: list[str]) -> bool:
+    """False for fences that hold another format (a diff, edit blocks) or shell commands."""
+    language = fence.info.split()[0].lower() if fence.info.split() else ""
+    if language in _DIFF_INFO:
         return False
+    if language in _SHELL_INFO and not path.endswith(_SHELL_SUFFIXES):
+        return False  # `x.py` then a ```bash block: a command to run, not the file
     return not any(_OTHER_FORMAT.match(line) for line in body)

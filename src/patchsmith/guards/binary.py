@@ -30,10 +30,16 @@ class BinaryContentGuard(Guard):
         """One failure per change whose new bytes hold a NUL within the probe window."""
         failures: list[PatchFailure] = []
         for change in changes:
-            if is_binary(change.new_bytes):
+            if is_binary(change.new_bytes) and not _wide_text(change):
                 assert change.new_bytes is not None
                 offset = change.new_bytes.index(b"\0", 0, BINARY_PROBE)
                 failures.append(
                     self.failure(change.path, f"{change.path} has a NUL at byte {offset}")
                 )
         return failures
+
+
+def _wide_text(change: FileChange) -> bool:
+    # UTF-16 and UTF-32 text (kept in its encoding, BOM and all) is full of NUL bytes;
+    # its decoded text decides, as for any text file.
+    return change.new_text is not None and "\0" not in change.new_text[:BINARY_PROBE]

@@ -174,6 +174,10 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         return None
     if resolved in run.files:
         return run.files[resolved]
+    moved_here = next((f for f in run.files.values() if f.moved_to == resolved), None)
+    if moved_here is not None:
+        # Edited under the name an earlier part of this patch moved it to.
+        return moved_here
     original: TextFile | None = None
     if run.workspace.exists(resolved):
         read = run.workspace.read(resolved)
@@ -253,14 +257,7 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
         return
     state.total += 1
     if state.text is None:
-        run.fail(
-            PatchFailure(
-                code=FailureCode.FILE_NOT_FOUND,
-                message=f"{state.path} was already deleted by this patch",
-                file=state.path,
-            )
-        )
-        state.failed = True
+        _fail_deleted(run, state)
         return
     expected = "".join(op.text for op in edit.ops if isinstance(op, WholeContent))
     if expected and _normalised(expected) != _normalised(state.text):
@@ -284,7 +281,20 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
         return
     state.text = None
     state.action = Action.DELETE
+    # Moved earlier in this patch, then deleted under its new name: the original goes.
+    state.moved_to = None
     state.applied += 1
+
+
+def _fail_deleted(run: _Run, state: _File) -> None:
+    run.fail(
+        PatchFailure(
+            code=FailureCode.FILE_NOT_FOUND,
+            message=f"{state.path} was already deleted by this patch",
+            file=state.path,
+        )
+    )
+    state.failed = True
 
 
 def _normalised(text: str) -> list[str]:
@@ -298,6 +308,9 @@ def _move(run: _Run, path: str, edit: FileEdit) -> None:
             run.fail(
                 PatchFailure(FailureCode.MALFORMED_PATCH, f"the move of {path} names no target")
             )
+        return
+    if state.text is None:
+        _fail_deleted(run, state)
         return
     target = run.workspace.resolve(_relative(run.workspace, edit.new_path))
     if isinstance(target, PatchFailure):
@@ -421,10 +434,10 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
     """str_replace semantics: `old_str` must occur exactly once, verbatim."""
     assert state.text is not None
     search, replace_with = op.search, op.replace
-    count = state.text.count(search) if search else 0
+    count = _occurrences(state.text, search)
     if count == 0 and search and "\r\n" in state.text and "\r\n" not in search:
         search, replace_with = search.replace("\n", "\r\n"), replace_with.replace("\n", "\r\n")
-        count = state.text.count(search)
+        count = _occurrences(state.text, search)
     if count == 1:
         state.text = state.text.replace(search, replace_with, 1)
         state.applied += 1
@@ -451,6 +464,16 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
             current_sha256=_sha(state),
         )
     run.fail(_with_excerpt(failure, contents, closest_region(contents, wanted)))
+
+
+def _occurrences(text: str, needle: str) -> int:
+    """Where `needle` starts in `text`, overlapping places included ("aa" is twice in "aaa")."""
+    first = text.find(needle) if needle else -1
+    if first < 0:
+        return 0
+    if text.find(needle, first + 1) < 0:
+        return 1
+    return max(text.count(needle), 2)
 
 
 def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> None:

@@ -1,0 +1,237 @@
+"""One attempt on a workspace, from staged changes to its audit record.
+
+`apply`, `propose` and `write_file` stage changes their own way; from there on
+they share this: guards (and a proposal's postconditions) on the staged changes,
+then the commit, then one record in the store. Imported lazily by `patchsmith.api`,
+so `import patchsmith` loads neither the guards nor SQLite.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from patchsmith.conditions import ConditionResult, condition_failures
+from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
+from patchsmith.policy import Policy, load_policy
+from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.paths import STATE_DIR_NAME
+from patchsmith.runtime.transaction import Transaction
+from patchsmith.store import (
+    AttemptKind,
+    AttemptRecord,
+    AttemptStatus,
+    FileRecord,
+    Store,
+)
+from patchsmith.store import GuardDecision as StoredDecision
+
+__all__ = [
+    "ADHOC_RUN_ID",
+    "Attempt",
+    "PostCheck",
+    "head_commit",
+    "normalise_sha256",
+    "resolve_policy",
+    "review_and_commit",
+    "should_record",
+]
+
+ADHOC_RUN_ID = "adhoc"
+"""The run id of attempts made outside a proposal run (`apply`, `write_file`)."""
+
+GIT_TIMEOUT_SECONDS = 10.0
+
+PostCheck = Callable[[Sequence[FileChange]], Sequence[ConditionResult]]
+"""Checks a proposal's postconditions on the staged changes."""
+
+_STORED_STATUS = {
+    ApplyStatus.APPLIED: AttemptStatus.APPLIED,
+    ApplyStatus.REFUSED: AttemptStatus.REFUSED,
+    ApplyStatus.PARTIAL: AttemptStatus.PARTIAL,
+    ApplyStatus.ALREADY_APPLIED: AttemptStatus.ALREADY_APPLIED,
+}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
+    """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable)."""
+    return policy if policy is not None else load_policy(root)
+
+
+def should_record(record: bool | None, rules: Policy | PatchFailure) -> bool:
+    """`record` when given, else the policy's `record` (on when the policy is unreadable)."""
+    if record is not None:
+        return record
+    return rules.record if isinstance(rules, Policy) else True
+
+
+def normalise_sha256(value: str) -> str:
+    """A hex sha256 as `read_file` prints it: lower case, no `sha256:` prefix."""
+    return value.strip().lower().removeprefix("sha256:")
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit `HEAD` names when `root` is in a git repository, else `None`."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    head = done.stdout.strip()
+    return head if done.returncode == 0 and head else None
+
+
+@dataclass
+class Attempt:
+    """Who attempts what, and whether to keep a record of it; `finish` writes the record."""
+
+    state_root: Path | None
+    """The workspace's real root; `None` when there is no workspace to record in."""
+    kind: AttemptKind
+    record: bool
+    proposal_id: str
+    run_id: str = ADHOC_RUN_ID
+    attempt_no: int = 1
+    input_text: str = ""
+    proposal_json: str | None = None
+    base_commit: str | None = None
+    created_at: str = field(default_factory=_now)
+
+    def finish(
+        self, report: ApplyReport, changes: Sequence[FileChange] = (), staged_diff: str = ""
+    ) -> ApplyReport:
+        """`report` with the id of its new audit record (or, if the store fails, an IO_ERROR)."""
+        if not self.record or self.state_root is None:
+            return report
+        status = _STORED_STATUS[report.status]
+        if report.check and status is not AttemptStatus.REFUSED:
+            status = AttemptStatus.CHECKED
+        written = status in (AttemptStatus.APPLIED, AttemptStatus.PARTIAL)
+        rec = AttemptRecord(
+            run_id=self.run_id,
+            proposal_id=self.proposal_id,
+            attempt_no=self.attempt_no,
+            kind=self.kind,
+            status=status,
+            created_at=self.created_at,
+            finished_at=_now(),
+            base_commit=self.base_commit,
+            input_text=_storable(self.input_text),
+            staged_diff=_storable(staged_diff),
+            applied_diff=_storable(report.diff) if written else "",
+            files=tuple(FileRecord.from_change(c) for c in changes),
+            failures=tuple(_storable_failure(f) for f in report.errors),
+            decisions=tuple(_stored(d) for d in report.decisions),
+            proposal_json=self.proposal_json,
+        )
+        try:
+            with Store.open(self.state_root / STATE_DIR_NAME) as store:
+                attempt_id = store.record_attempt(rec)
+        except PatchRefused as refusal:
+            # The workspace already is as the report says; only its record is missing.
+            unrecorded = tuple(
+                replace(
+                    f,
+                    message=f"the attempt was not recorded: {f.message}",
+                    hint="the report above still holds; pass record=False (--no-record) "
+                    "to skip the audit store",
+                )
+                for f in refusal.failures
+            )
+            return replace(report, errors=(*report.errors, *unrecorded))
+        return replace(report, attempt_id=attempt_id)
+
+
+def _storable(text: str) -> str:
+    # SQLite text is UTF-8; a Latin-1 file's diff or a surrogate-escaped input is not.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _storable_failure(failure: PatchFailure) -> PatchFailure:
+    return replace(
+        failure,
+        message=_storable(failure.message),
+        file=None if failure.file is None else _storable(failure.file),
+        hint=None if failure.hint is None else _storable(failure.hint),
+        excerpt=None if failure.excerpt is None else _storable(failure.excerpt),
+    )
+
+
+def _stored(decision: GuardDecision) -> StoredDecision:
+    if decision.status is DecisionStatus.DISABLED:
+        return StoredDecision(decision.name, decision.code, True, "disabled by the policy")
+    detail = _storable("; ".join(f.message for f in decision.failures))
+    return StoredDecision(
+        decision.name, decision.code, decision.status is DecisionStatus.PASSED, detail
+    )
+
+
+def review_and_commit(
+    attempt: Attempt,
+    transaction: Transaction,
+    ctx: GuardContext,
+    template: ApplyReport,
+    *,
+    check: bool,
+    postcheck: PostCheck | None = None,
+    expected_sha256: Mapping[str, str] | None = None,
+) -> ApplyReport:
+    """Guard the staged changes, commit them unless refused or `check`, and record the attempt.
+
+    `template` carries the status to report on success (applied or partial), the
+    files, and failures already found; `expected_sha256` (path to the hash a direct
+    write expected) turns a commit-time STALE_FILE into one naming both hashes.
+    """
+    changes = transaction.changes
+    staged_diff = transaction.diff()
+    guards = run_guards(changes, ctx)
+    post = tuple(postcheck(changes)) if postcheck is not None else ()
+    refusals = (*guards.failures, *condition_failures(post))
+    report = replace(template, decisions=guards.decisions, postconditions=post, check=check)
+    if refusals:
+        refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, *refusals))
+        return attempt.finish(refused, changes, staged_diff)
+    if check:
+        return attempt.finish(replace(report, diff=staged_diff), changes, staged_diff)
+    failure = transaction.commit()
+    if failure is not None:
+        failure = _with_hashes(failure, expected_sha256 or {})
+        refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, failure))
+        return attempt.finish(refused, changes, staged_diff)
+    return attempt.finish(replace(report, diff=staged_diff), changes, staged_diff)
+
+
+def _with_hashes(failure: PatchFailure, expected: Mapping[str, str]) -> PatchFailure:
+    if failure.code is not FailureCode.STALE_FILE or failure.file is None:
+        return failure
+    if failure.file not in expected:
+        return failure
+    actual = failure.current_sha256 or "unknown (unreadable or binary)"
+    return replace(
+        failure,
+        message=f"{failure.file} changed since it was read: expected sha256 "
+        f"{expected[failure.file]}, actual {actual}",
+        hint="read the file again (read_file) and redo the write against its new content",
+    )

@@ -1,0 +1,298 @@
+"""`patchsmith.propose`: a `PatchProposal` checked, guarded, applied all or nothing, recorded.
+
+A model may propose; the runtime decides. In order: the proposal is validated;
+operations this version cannot execute are refused (NOT_SUPPORTED_YET); a proposal
+whose result is already in the workspace is answered `already_applied`; the
+preconditions are checked; every operation is staged into one transaction; the
+guards (the policy narrowed by the proposal, never loosened) and the expected
+postconditions run on the staged changes; then everything is committed, or nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchsmith._attempt import (
+    Attempt,
+    head_commit,
+    resolve_policy,
+    review_and_commit,
+    should_record,
+)
+from patchsmith.conditions import (
+    ConditionResult,
+    check_postconditions,
+    check_preconditions,
+    condition_failures,
+)
+from patchsmith.direct import stage_write
+from patchsmith.engine.model import EngineOptions
+from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.formats import parse_edits
+from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
+from patchsmith.guards import GuardContext
+from patchsmith.policy import Policy
+from patchsmith.proposal import (
+    DirectWriteOperation,
+    PatchOperation,
+    PatchProposal,
+    ProposalSource,
+    load_proposal,
+    unsupported_operations,
+)
+from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.intake import stage_script
+from patchsmith.runtime.paths import STATE_DIR_NAME
+from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.workspace import Workspace
+from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
+
+__all__ = ["INVALID_PROPOSAL_ID", "propose"]
+
+INVALID_PROPOSAL_ID = "(invalid)"
+"""The run and proposal id recorded for a proposal that did not validate."""
+
+
+def propose(
+    proposal: ProposalSource,
+    root: str | os.PathLike[str],
+    *,
+    check: bool = False,
+    record: bool | None = None,
+    policy: Policy | None = None,
+) -> ApplyReport:
+    """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
+
+    Refused with nothing written on INVALID_PROPOSAL, NOT_SUPPORTED_YET,
+    PRECONDITION_FAILED, any staging failure, a guard of the policy (narrowed by the
+    proposal), or POSTCONDITION_FAILED; `already_applied` when an earlier applied
+    attempt of the same `proposal_id` left the files exactly as they are now. With
+    `check`, nothing is written. Never raises for bad input.
+    """
+    try:
+        workspace = Workspace(root)
+    except ValueError as exc:
+        failure = PatchFailure(
+            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
+        )
+        return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+    rules = resolve_policy(workspace.root, policy)
+    recording = should_record(record, rules)
+    loaded = load_proposal(proposal)
+    if isinstance(loaded, PatchFailure):
+        attempt = Attempt(
+            workspace.real_root,
+            AttemptKind.PROPOSE,
+            recording,
+            proposal_id=INVALID_PROPOSAL_ID,
+            run_id=INVALID_PROPOSAL_ID,
+            input_text=_source_text(proposal),
+        )
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(loaded,), check=check))
+    attempt = Attempt(
+        workspace.real_root,
+        AttemptKind.PROPOSE,
+        recording,
+        proposal_id=loaded.proposal_id,
+        run_id=loaded.run_id,
+        attempt_no=loaded.attempt_no,
+        proposal_json=loaded.model_dump_json(),
+        base_commit=head_commit(workspace.real_root),
+    )
+    early = _early_refusal(workspace, rules, loaded)
+    if early is not None:
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=early, check=check))
+    assert isinstance(rules, Policy)
+    notes = rules.loosening_attempts(loaded)
+    scripts = _parse_patches(loaded)
+    earlier = _applied_before(workspace, loaded, scripts)
+    if earlier is not None:
+        note = f"already applied by attempt {earlier}; nothing was written"
+        report = ApplyReport(ApplyStatus.ALREADY_APPLIED, check=check, notes=(*notes, note))
+        return attempt.finish(report)
+    pre = tuple(check_preconditions(loaded, workspace.root, policy=rules))
+    template = ApplyReport(ApplyStatus.APPLIED, preconditions=pre, notes=notes, check=check)
+    pre_failures = tuple(condition_failures(pre))
+    if pre_failures:
+        return attempt.finish(_refused(template, errors=pre_failures))
+    with Transaction(workspace) as transaction:
+        staged = _stage(workspace, transaction, loaded, scripts)
+        template = _with_files(template, staged.files)
+        if staged.failures:
+            return attempt.finish(
+                _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
+            )
+        if not transaction.changes:
+            failure = PatchFailure(
+                FailureCode.NO_CHANGE,
+                "the operations leave every file as it is",
+                hint="nothing to apply; check that the change is not already in place",
+            )
+            return attempt.finish(_refused(template, errors=(failure,)))
+        ctx = GuardContext.for_proposal(rules, loaded, workspace.root)
+
+        def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
+            return check_postconditions(loaded, changes, ctx)
+
+        return review_and_commit(
+            attempt,
+            transaction,
+            ctx,
+            template,
+            check=check,
+            postcheck=postcheck,
+            expected_sha256=staged.expected,
+        )
+
+
+def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> ApplyReport:
+    return ApplyReport(
+        ApplyStatus.REFUSED,
+        template.files,
+        errors,
+        check=template.check,
+        preconditions=template.preconditions,
+        notes=template.notes,
+    )
+
+
+def _with_files(template: ApplyReport, files: tuple[FileReport, ...]) -> ApplyReport:
+    return ApplyReport(
+        template.status,
+        files,
+        check=template.check,
+        preconditions=template.preconditions,
+        notes=template.notes,
+    )
+
+
+def _source_text(source: ProposalSource) -> str:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, os.PathLike):
+        return os.fspath(source)
+    return repr(source)
+
+
+def _early_refusal(
+    workspace: Workspace, rules: Policy | PatchFailure, proposal: PatchProposal
+) -> tuple[PatchFailure, ...] | None:
+    if isinstance(rules, PatchFailure):
+        return (rules,)
+    if workspace.recovery_failure is not None:
+        return (workspace.recovery_failure,)
+    unsupported = unsupported_operations(proposal)
+    return tuple(unsupported) if unsupported else None
+
+
+def _parse_patches(proposal: PatchProposal) -> EditScript:
+    """Every patch operation parsed and joined, in order, into one script."""
+    edits: list[FileEdit] = []
+    problems: list[ParseProblem] = []
+    for operation in proposal.operations:
+        if isinstance(operation, PatchOperation):
+            script = parse_edits(operation.text, operation.format)
+            edits.extend(script.edits)
+            problems.extend(script.problems)
+    return EditScript(EditFormat.AUTO, tuple(edits), tuple(problems))
+
+
+@dataclass(frozen=True)
+class _Staged:
+    files: tuple[FileReport, ...]
+    failures: tuple[PatchFailure, ...]
+    expected: dict[str, str]
+
+
+def _stage(
+    workspace: Workspace, transaction: Transaction, proposal: PatchProposal, script: EditScript
+) -> _Staged:
+    # Patch operations are located together (one file may be edited by several), then
+    # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
+    files: list[FileReport] = []
+    failures: list[PatchFailure] = []
+    expected: dict[str, str] = {}
+    if script.edits or script.problems:
+        plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
+        files.extend(
+            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
+            for f in plan.files
+        )
+        failures.extend(plan.failures)
+    for index, operation in enumerate(proposal.operations):
+        if not isinstance(operation, DirectWriteOperation):
+            continue
+        written = stage_write(
+            workspace,
+            transaction,
+            operation.path,
+            operation.content,
+            operation.expected_sha256,
+            reason=operation.reason,
+            allow_create=operation.allow_create,
+            allow_delete=operation.allow_delete,
+        )
+        files.append(written.file)
+        if written.failure is not None:
+            failure = written.failure
+            failures.append(
+                PatchFailure(
+                    failure.code,
+                    f"operations[{index}]: {failure.message}",
+                    failure.file,
+                    failure.hunk,
+                    failure.hint,
+                    failure.excerpt,
+                    failure.current_sha256,
+                    failure.rule,
+                )
+            )
+        if written.expected is not None:
+            expected[written.expected[0]] = written.expected[1]
+    return _Staged(tuple(files), tuple(failures), expected)
+
+
+def _applied_before(
+    workspace: Workspace, proposal: PatchProposal, script: EditScript
+) -> str | None:
+    """The id of an applied attempt of this proposal whose results are the files as they are now."""
+    database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
+    if not database.is_file():
+        return None
+    paths = _result_paths(workspace, proposal, script)
+    if not paths:
+        return None
+    hashes = {path: _sha256_of(workspace, path) for path in paths}
+    try:
+        with Store.open(database.parent) as store:
+            found = store.find_applied(proposal.proposal_id, hashes)
+    except PatchRefused:
+        return None  # an unreadable store cannot vouch for anything; apply as usual
+    return found.id if found is not None else None
+
+
+def _result_paths(
+    workspace: Workspace, proposal: PatchProposal, script: EditScript
+) -> list[str] | None:
+    """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
+    wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
+    wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
+    paths = []
+    for path in wanted:
+        relative = workspace.resolve(path) if path else None
+        if relative is None or isinstance(relative, PatchFailure):
+            return None
+        paths.append(workspace.canonical(relative, follow_final=True))
+    return sorted(set(paths))
+
+
+def _sha256_of(workspace: Workspace, path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(workspace.disk_path(path)).read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -1,0 +1,63 @@
+"""Smoke test over the shared public corpus: every patch parses to the expected files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from patchsmith.formats import parse_edits
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+FILES = (
+    "public.jsonl.gz",
+    "peer-vanilla.jsonl.gz",
+    "peer-codex.jsonl.gz",
+    "llm-written-public.jsonl",
+)
+
+pytestmark = pytest.mark.skipif(
+    not (CORPUS / "public.jsonl.gz").exists(),
+    reason="shared corpus not found at ../shared/corpus (relative to the repository root)",
+)
+
+
+def cases() -> Iterator[dict[str, object]]:
+    for name in FILES:
+        path = CORPUS / name
+        if not path.exists():
+            continue
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)
+
+
+class TestCorpus:
+    def test_every_patch_parses(self) -> None:
+        """Every case to apply gives edits naming its expected paths, in its format."""
+        applied = refusals = 0
+        failures: list[str] = []
+        for case in cases():
+            script = parse_edits(str(case["patch"]))
+            expected = case["expected"]
+            if expected is None:
+                refusals += 1
+                continue
+            applied += 1
+            assert isinstance(expected, dict)
+            paths = {e.path for e in script.edits} | {e.new_path for e in script.edits}
+            fmt = str(case["format"]).removesuffix("_json")
+            if (
+                script.format.value != fmt
+                or script.problems
+                or not (set(expected) <= paths or paths == {"", None})
+            ):
+                failures.append(str(case["id"]))
+
+        assert [] == failures
+        assert applied >= 1800
+        assert refusals >= 200
