@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = "src/patchsmith/engine"
 TIMEOUT_S = 600
+NO_TESTS_COLLECTED = 5
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Layer:
     name: str
     patterns: tuple[str, ...]
     exclude: tuple[str, ...] = ()
+    marker: str = ""
+    """A pytest `-m` expression selecting tests inside the files (hypothesis marks `@given`)."""
 
     def files(self, root: Path) -> list[str]:
         found: set[str] = set()
@@ -70,11 +73,11 @@ class Verdict(StrEnum):
 LAYERS = (
     Layer("parity", ("tests/engine/test_parity_*.py",)),
     Layer(
-        "unit",
-        ("tests/engine/test_*.py",),
-        ("tests/engine/test_parity_*.py", "tests/engine/test_*propert*.py"),
+        "unit", ("tests/engine/test_*.py",), ("tests/engine/test_parity_*.py",), "not hypothesis"
     ),
-    Layer("property", ("tests/engine/test_*propert*.py",)),
+    Layer(
+        "property", ("tests/engine/test_*.py",), ("tests/engine/test_parity_*.py",), "hypothesis"
+    ),
     Layer("oracle", ("tests/oracle/test_oracle.py",)),
 )
 
@@ -364,9 +367,11 @@ def _plant(tree: Path, mutation: Mutation) -> int | None:
     return text[: text.index(mutation.old)].count("\n") + 1
 
 
-def _run_layer(tree: Path, files: Sequence[str]) -> Verdict:
+def _run_layer(tree: Path, layer: Layer, files: Sequence[str]) -> Verdict:
     env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files]
+    if layer.marker:
+        command += ["-m", layer.marker]
     try:
         done = subprocess.run(
             command, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
@@ -377,6 +382,8 @@ def _run_layer(tree: Path, files: Sequence[str]) -> Verdict:
         return Verdict.SURVIVED
     if done.returncode == 1:
         return Verdict.KILLED
+    if done.returncode == NO_TESTS_COLLECTED:
+        return Verdict.NOT_RUN
     return Verdict.ERROR
 
 
@@ -398,13 +405,16 @@ def _layer_files() -> dict[str, list[str]]:
     return {layer.name: layer.files(ROOT) for layer in LAYERS}
 
 
+_BY_NAME = {layer.name: layer for layer in LAYERS}
+
+
 def baseline(layer_files: dict[str, list[str]]) -> dict[str, Verdict]:
     """Run every layer on an unmutated copy: a layer that fails here cannot judge mutants."""
     with tempfile.TemporaryDirectory(prefix="patchsmith-mutant-") as scratch:
         tree = _copy_tree(Path(scratch))
         _check_isolation(tree)
         return {
-            name: _run_layer(tree, files) if files else Verdict.NOT_RUN
+            name: _run_layer(tree, _BY_NAME[name], files) if files else Verdict.NOT_RUN
             for name, files in layer_files.items()
         }
 
@@ -424,8 +434,8 @@ def run_mutant(
             if killed and first_kill:
                 verdicts.append((name, Verdict.NOT_RUN))
                 continue
-            verdict = _run_layer(tree, files)
-            killed = killed or verdict is not Verdict.SURVIVED
+            verdict = _run_layer(tree, _BY_NAME[name], files)
+            killed = killed or verdict in (Verdict.KILLED, Verdict.ERROR, Verdict.TIMEOUT)
             verdicts.append((name, verdict))
         return Outcome(mutation, line, tuple(verdicts))
 
@@ -454,6 +464,8 @@ def render(
     ]
     for name, files in layer_files.items():
         listed = ", ".join(f"`{f}`" for f in files) or "(none yet)"
+        if _BY_NAME[name].marker:
+            listed += f" with `-m '{_BY_NAME[name].marker}'`"
         state = {Verdict.SURVIVED: "passes", Verdict.NOT_RUN: "no tests"}.get(base[name], "fails")
         out.append(f"| {name} | {listed} | {state} |")
     survivors = [o for o in outcomes if not o.killers]

@@ -83,7 +83,7 @@ class TestEachGuardRefuses:
     @pytest.mark.parametrize("name", sorted(CASES))
     def test_switched_off_guard_lets_it_through(self, root: Path, name: str) -> None:
         """With the guard switched off (and no budget), the same edit applies."""
-        text, policy = CASES[name]
+        text = CASES[name][0]
         relaxed = Policy(guards=GuardSwitches(**{name: False}))
 
         report = apply(text, root, policy=relaxed)
@@ -224,3 +224,28 @@ class TestRecording:
         )
         assert data["attempt_id"].startswith("a-")
         assert {"name", "code", "status", "failures"} == set(data["decisions"][0])
+
+
+class TestRecordingOddText:
+    def test_latin1_diff_is_recorded(self, tmp_path: Path) -> None:
+        """A Latin-1 file's change is recorded (its diff made storable) and applied exactly."""
+        root = make_tree(tmp_path / "ws", {"l.txt": b"caf\xe9\nb\n"})
+
+        report = apply("--- a/l.txt\n+++ b/l.txt\n@@\n caf\xe9\n-b\n+c\n", root)
+
+        assert ApplyStatus.APPLIED == report.status
+        assert b"caf\xe9\nc\n" == (root / "l.txt").read_bytes()
+        with Store.open(root / ".patchsmith") as store:
+            rec = store.get(report.attempt_id or "")
+        assert rec is not None
+        assert "+c" in rec.applied_diff
+
+    def test_lone_surrogate_input_is_recorded(self, root: Path) -> None:
+        """Model output holding a lone surrogate is refused and still recorded."""
+        report = apply(_udiff("a.py", "y = 2", "y = '\ud800'"), root)
+
+        assert ApplyStatus.REFUSED == report.status
+        with Store.open(root / ".patchsmith") as store:
+            rec = store.get(report.attempt_id or "")
+        assert rec is not None
+        assert "\\ud800" in rec.input_text

@@ -189,7 +189,7 @@ class TestWriteFile:
         assert [FailureCode.FILE_NOT_FOUND] == [e.code for e in missing.errors]
         assert [FailureCode.INVALID_POLICY] == [e.code for e in bad.errors]
 
-    @given(content=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+    @given(content=st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40))
     def test_any_text_round_trips_or_is_refused(
         self, tmp_path_factory: pytest.TempPathFactory, content: str
     ) -> None:
@@ -200,3 +200,26 @@ class TestWriteFile:
 
         expected = content if report.ok else "seed\n"
         assert expected == read_file(root, "t.txt").content
+
+
+class TestCommitTimeStaleness:
+    def test_change_after_staging_is_stale_with_both_hashes(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A file rewritten between staging and commit is STALE_FILE naming both hashes."""
+        from patchsmith.runtime.transaction import Transaction
+
+        real_commit = Transaction.commit
+
+        def racing_commit(self: Transaction, **kwargs: object) -> object:
+            (root / "a.py").write_bytes(b"raced = 1\n")
+            return real_commit(self)
+
+        monkeypatch.setattr(Transaction, "commit", racing_commit)
+
+        report = write_file(root, "a.py", "x = 2\n", sha(SOURCE), "r")
+
+        assert [FailureCode.STALE_FILE] == [e.code for e in report.errors]
+        assert sha(SOURCE) in report.errors[0].message
+        assert sha(b"raced = 1\n") in report.errors[0].message
+        assert b"raced = 1\n" == (root / "a.py").read_bytes()

@@ -6,6 +6,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -406,3 +407,80 @@ class TestCli:
         code, _, _ = cli("propose", "-", "-C", str(root))
 
         assert 0 == code
+
+
+# Runs in a child: `propose` a three-file proposal and die (os._exit) at commit step N.
+CRASH_CHILD = """
+import json, os, sys
+from patchsmith import propose
+from patchsmith.runtime.transaction import Transaction
+
+root, target, proposal = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+real_commit = Transaction.commit
+seen = []
+
+def on_step(name):
+    if len(seen) == target:
+        os._exit(17)
+    seen.append(name)
+
+Transaction.commit = lambda self, **kw: real_commit(self, on_step=on_step)
+report = propose(proposal, root)
+print(report.status.value, len(seen))
+"""
+
+
+class TestCrash:
+    def test_killed_at_each_commit_step(self, tmp_path: Path) -> None:
+        """A proposal killed at any commit step leaves, after reopening, all-old or all-new."""
+        from patchsmith.runtime.workspace import Workspace
+
+        data = json.dumps(full_proposal())
+        runs = []
+        for n in range(12):
+            root = make_tree(
+                tmp_path / f"n{n}",
+                {"src/users.py": USERS, "old.txt": b"old\n", "secrets/key.txt": SECRET_FILE},
+            )
+            old = snapshot_tree(root)
+            child = subprocess.run(
+                [sys.executable, "-c", CRASH_CHILD, str(root), str(n), data],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert child.returncode in (0, 17), child.stderr
+            Workspace(root)  # recovery happens on open
+            now = snapshot_tree(root)
+            all_new = now.files() == {
+                "src/users.py": b"def normalise(name):\n    return name.lower()\n",
+                "docs/users.md": b"# Users\n",
+                "secrets/key.txt": SECRET_FILE,
+            }
+            assert all_new or old == now, f"killed at step {n}: neither all-old nor all-new"
+            assert all_new or child.returncode == 17
+            runs.append(child.returncode)
+            if child.returncode == 0:
+                break
+
+        assert 0 == runs[-1]
+        assert len(runs) > 5
+
+
+class TestWithoutGit:
+    def test_no_git_means_no_base_commit(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """When git cannot run, the attempt records no base commit and still applies."""
+        import subprocess as subprocess_module
+
+        def no_git(*args: object, **kwargs: object) -> object:
+            raise FileNotFoundError("git")
+
+        monkeypatch.setattr(subprocess_module, "run", no_git)
+
+        report = propose(full_proposal(), root)
+
+        with Store.open(root / ".patchsmith") as store:
+            rec = store.get(report.attempt_id or "")
+        assert rec is not None
+        assert (ApplyStatus.APPLIED, None) == (report.status, rec.base_commit)

@@ -110,7 +110,7 @@ class TestRoundTrip:
 
     @pytest.mark.xfail(
         strict=True,
-        reason="engine re-indents added lines to a tab-only file's style even on an exact match",
+        reason="engine re-indents added lines to its guess of the file's style on exact matches",
     )
     @pytest.mark.parametrize("name", ["udiff", "apply_patch", "search_replace"])
     @pytest.mark.parametrize(

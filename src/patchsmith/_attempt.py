@@ -16,6 +16,7 @@ from pathlib import Path
 
 from patchsmith.conditions import ConditionResult, condition_failures
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.formats.script import EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
 from patchsmith.policy import Policy, load_policy
 from patchsmith.report import ApplyReport, ApplyStatus
@@ -40,6 +41,7 @@ __all__ = [
     "resolve_policy",
     "review_and_commit",
     "should_record",
+    "unsupported_modes",
 ]
 
 ADHOC_RUN_ID = "adhoc"
@@ -65,6 +67,26 @@ def _now() -> str:
 def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
     """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable)."""
     return policy if policy is not None else load_policy(root)
+
+
+# git's modes for a symlink and a submodule: a patch that makes one is refused, not
+# written as a regular file holding the link target.
+_SPECIAL_MODES = {"120000": "a symlink", "160000": "a submodule"}
+
+
+def unsupported_modes(script: EditScript) -> tuple[PatchFailure, ...]:
+    """NOT_SUPPORTED_YET for each edit that would make a symlink or a submodule."""
+    return tuple(
+        PatchFailure(
+            FailureCode.NOT_SUPPORTED_YET,
+            f"{edit.new_path or edit.path}: mode {edit.new_mode} would make "
+            f"{_SPECIAL_MODES[edit.new_mode]}; patchsmith writes regular files only",
+            file=edit.new_path or edit.path,
+            hint="create links and submodules with git itself; send only regular files",
+        )
+        for edit in script.edits
+        if edit.new_mode in _SPECIAL_MODES
+    )
 
 
 def should_record(record: bool | None, rules: Policy | PatchFailure) -> bool:

@@ -44,7 +44,13 @@ def apply(
     """
     # Deferred: the guards load pydantic and the store loads SQLite, and `import
     # patchsmith` must stay cheap.
-    from patchsmith._attempt import Attempt, resolve_policy, review_and_commit, should_record
+    from patchsmith._attempt import (
+        Attempt,
+        resolve_policy,
+        review_and_commit,
+        should_record,
+        unsupported_modes,
+    )
     from patchsmith.guards import GuardContext
     from patchsmith.store import AttemptKind
 
@@ -72,6 +78,9 @@ def apply(
         )
         return attempt.finish(refused)
     script = parse_edits(model_output, format)
+    special = unsupported_modes(script)
+    if special:
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=special, check=check))
     with Transaction(workspace) as transaction:
         plan = stage_script(
             script,

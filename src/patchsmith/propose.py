@@ -6,6 +6,12 @@ whose result is already in the workspace is answered `already_applied`; the
 preconditions are checked; every operation is staged into one transaction; the
 guards (the policy narrowed by the proposal, never loosened) and the expected
 postconditions run on the staged changes; then everything is committed, or nothing.
+
+Idempotence: before anything is staged, the store is asked for an applied attempt of
+the same `proposal_id` whose recorded after-hashes equal the current hashes of the
+files the proposal would leave behind. If there is one, nothing is written and a
+lightweight `already_applied` attempt is recorded (no files, no diffs), so the audit
+trail shows the retry without a second record of the changes.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from patchsmith._attempt import (
     resolve_policy,
     review_and_commit,
     should_record,
+    unsupported_modes,
 )
 from patchsmith.conditions import (
     ConditionResult,
@@ -104,12 +111,12 @@ def propose(
         proposal_json=loaded.model_dump_json(),
         base_commit=head_commit(workspace.real_root),
     )
-    early = _early_refusal(workspace, rules, loaded)
+    scripts = _parse_patches(loaded)
+    early = _early_refusal(workspace, rules, loaded, scripts)
     if early is not None:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=early, check=check))
     assert isinstance(rules, Policy)
     notes = rules.loosening_attempts(loaded)
-    scripts = _parse_patches(loaded)
     earlier = _applied_before(workspace, loaded, scripts)
     if earlier is not None:
         note = f"already applied by attempt {earlier}; nothing was written"
@@ -180,14 +187,17 @@ def _source_text(source: ProposalSource) -> str:
 
 
 def _early_refusal(
-    workspace: Workspace, rules: Policy | PatchFailure, proposal: PatchProposal
+    workspace: Workspace,
+    rules: Policy | PatchFailure,
+    proposal: PatchProposal,
+    scripts: EditScript,
 ) -> tuple[PatchFailure, ...] | None:
     if isinstance(rules, PatchFailure):
         return (rules,)
     if workspace.recovery_failure is not None:
         return (workspace.recovery_failure,)
-    unsupported = unsupported_operations(proposal)
-    return tuple(unsupported) if unsupported else None
+    unsupported = (*unsupported_operations(proposal), *unsupported_modes(scripts))
+    return unsupported or None
 
 
 def _parse_patches(proposal: PatchProposal) -> EditScript:

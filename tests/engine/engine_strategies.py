@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the default-mode engine: pairs of texts and the clean diff between them.
+"""Hypothesis strategies for the default-mode engine: pairs of texts and the clean diff of them.
 
 `text_pairs()` draws a source and a target as line lists that share one indentation unit (two
 spaces, four spaces or a tab), so that the engine's indentation-style conformance, a deliberate
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-__all__ = ["TextPair", "clean_diff", "join", "mixed_style_pairs", "text_pairs"]
+__all__ = ["TextPair", "clean_diff", "distinct_pairs", "join", "mixed_style_pairs", "text_pairs"]
 
 _BODIES = (
     "",
@@ -112,3 +112,36 @@ def text_pairs() -> st.SearchStrategy[TextPair]:
 def mixed_style_pairs() -> st.SearchStrategy[TextPair]:
     """A tab-indented source whose target adds space-indented lines, or the other way round."""
     return st.sampled_from([("\t", "    "), ("    ", "\t")]).flatmap(lambda u: _pair(*u))
+
+
+def _distinct_line(prefix: str, unit: str) -> st.SearchStrategy[str]:
+    return st.tuples(
+        st.sampled_from(["", unit, unit * 2]),
+        st.integers(0, 999),
+        st.sampled_from(["", " é", " 😀", " '中'", " x ", "\t# c"]),
+    ).map(lambda t: f"{t[0]}{prefix} {t[1]}{t[2]}")
+
+
+@st.composite
+def distinct_pairs(draw: st.DrawFn) -> TextPair:
+    """A source of distinct non-blank lines and a real edit of it, its lines distinct too.
+
+    Like `text_pairs()`, one indentation unit per example.
+    """
+    unit = draw(st.sampled_from(["  ", "    ", "\t"]))
+    source = draw(st.lists(_distinct_line("old", unit), min_size=1, max_size=12, unique=True))
+    fresh = iter(draw(st.lists(_distinct_line("new", unit), min_size=9, max_size=9, unique=True)))
+    target = list(source)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(target)))
+        cut = draw(st.integers(0, 2))
+        target[at : at + cut] = [next(fresh) for _ in range(draw(st.integers(0 if cut else 1, 3)))]
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    pair = TextPair(
+        tuple(source),
+        tuple(target),
+        join(source, newline, draw(st.booleans())),
+        join(target, newline, draw(st.booleans())),
+        draw(st.sampled_from([0, 1, 2, 3])),
+    )
+    return pair

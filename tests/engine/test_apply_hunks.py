@@ -1,10 +1,17 @@
-"""The engine façade: `apply_hunks`, `apply_hunks_strict`, `find_diffs`, on examples and properties."""
+"""The engine façade (`apply_hunks`, `apply_hunks_strict`, `find_diffs`): examples, properties."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.engine.engine_strategies import (
+    TextPair,
+    clean_diff,
+    distinct_pairs,
+    mixed_style_pairs,
+    text_pairs,
+)
 
 from patchsmith.engine import (
     EngineOptions,
@@ -17,7 +24,6 @@ from patchsmith.engine import (
     find_diffs,
 )
 from patchsmith.errors import FailureCode, PartialApplyError
-from tests.engine.engine_strategies import TextPair, clean_diff, mixed_style_pairs, text_pairs
 
 SOURCE = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
 DIFF = "--- a/f.py\n+++ b/f.py\n@@ -1,4 +1,4 @@\n def f():\n     a = 1\n-    b = 2\n+    b = 3\n"
@@ -126,7 +132,7 @@ class TestBadInput:
     @pytest.mark.parametrize(
         "diff",
         [
-            "--- a/f\n+++ b/f\n@@ -x,y +z @@\n-b = 2\n",
+            "--- a/f\n+++ b/f\n@@ -x,y +z @@\n-nope\n",
             "--- a/f\n+++\n@@ -99999999999999999999 +1 @@\n-nope\n+x\n",
             "+++ b/f\n--- a/f\n@@\n",
             "@@ -1,2 +1,2\n",
@@ -183,7 +189,7 @@ class TestProperties:
             assert pair.source == result.text
 
     @settings(max_examples=300)
-    @given(text_pairs().filter(lambda p: p.distinct and p.source != p.target))
+    @given(distinct_pairs().filter(lambda p: p.source != p.target))
     def test_distinct_lines_apply(self, pair: TextPair) -> None:
         """When every line is distinct and non-blank the clean diff always applies."""
         diff = clean_diff(pair.source, pair.target, pair.context)
@@ -193,7 +199,7 @@ class TestProperties:
         assert (True, pair.target) == (result.ok, result.text)
 
     @settings(max_examples=300)
-    @given(text_pairs().filter(lambda p: p.distinct and p.source != p.target and p.context))
+    @given(distinct_pairs().filter(lambda p: p.source != p.target and p.context > 0))
     def test_second_apply_refused(self, pair: TextPair) -> None:
         """Applying a diff with context to its own result is refused, the text unchanged."""
         diff = clean_diff(pair.source, pair.target, pair.context)

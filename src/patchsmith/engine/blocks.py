@@ -26,7 +26,8 @@ class Op(StrEnum):
 # A context line that stands for "unchanged lines left out here": `...`, `…`, or
 # a comment such as `# ... existing code ...` / `// ...`.
 _ELISION = re.compile(
-    r"^\s*(?:(?:#|//|/\*|--|;|<!--|\*)\s*)?(?:\.\.\.|…)(?:\s*[\w ,'’-]*\s*(?:\.\.\.|…)?)?\s*(?:\*/|-->)?\s*$"
+    r"^\s*(?:(?:#|//|/\*|--|;|<!--|\*)\s*)?(?:\.\.\.|…)"
+    r"(?:\s*[\w ,'’-]*\s*(?:\.\.\.|…)?)?\s*(?:\*/|-->)?\s*$"
 )
 
 

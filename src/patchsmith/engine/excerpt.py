@@ -52,7 +52,7 @@ def closest_region(
 def numbered_excerpt(
     contents: Sequence[str], start: int, end: int, *, margin: int = 3
 ) -> tuple[str, int, int]:
-    """Lines [start-margin, end+margin) as `  12 | text`, at most 30 lines; also the 1-based span."""
+    """Lines [start-margin, end+margin) as `  12 | text`, at most 30; also the 1-based span."""
     lo = max(start - margin, 0)
     hi = min(end + margin, len(contents))
     if hi - lo > MAX_EXCERPT_LINES:

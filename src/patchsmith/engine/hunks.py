@@ -9,7 +9,6 @@ from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import NotPlaced, Placement, find_contiguous, place_block
 from patchsmith.engine.model import (
     EngineOptions,
-    Strategy,
     Hunk,
     HunkOutcome,
     HunkResult,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from patchsmith.engine.blocks import EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
@@ -272,6 +273,8 @@ def _place_contiguous(
     cache: _KeyCache, block: EditBlock, level: _Level, options: EngineOptions
 ) -> Placement | NotPlaced | None:
     old = block.old
+    if len(old) > len(cache.contents):
+        return None  # cannot fit; skip normalising a huge hunk against a small file
     bkeys = [level.key(x) for x in old]
     fkeys = cache.keys(level.key)
     starts = find_contiguous(fkeys, bkeys)
@@ -321,6 +324,8 @@ def _place_fuzzy(
     solid = [j for j, ln in enumerate(kinds) if ln.text.strip() and not elided[j]]
     if len(solid) < 2:
         return None
+    if sum(1 for ln in kinds if ln.op is Op.REMOVE) > len(cache.contents):
+        return None  # every removed line must match its own file line
     keys: list[tuple[Key, IndentMode | None, Strategy]] = []
     for level in _levels(options):
         if level.strategy is Strategy.DIRECT or level.indent is IndentMode.PREFIX:
@@ -472,7 +477,7 @@ def _align(
     if altered > (1 if sum(usable) >= 3 else 0):
         return None
     extra = 0
-    for (j1, i1), (j2, i2) in zip(pairs, pairs[1:], strict=False):
+    for (j1, i1), (j2, i2) in pairwise(pairs):
         if any(elided[j1 + 1 : j2]):
             continue
         skipped_block = sum(1 for j in range(j1 + 1, j2) if bkeys[j].strip())
@@ -503,7 +508,7 @@ def _pair_blanks(
     while j >= 0 and blank_block(j) and blank_file(i):
         pairs.append((j, i))
         j, i = j - 1, i - 1
-    for (j1, i1), (j2, i2) in zip(solid, solid[1:], strict=False):
+    for (j1, i1), (j2, i2) in pairwise(solid):
         cut = next((j for j in range(j1 + 1, j2) if elided[j]), None)
         if cut is None:
             block_blanks = [j for j in range(j1 + 1, j2) if blank_block(j)]

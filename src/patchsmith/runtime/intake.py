@@ -585,12 +585,11 @@ def _with_excerpt(
     return replace(failure, excerpt=excerpt)
 
 
-# -- header-less diffs -------------------------------------------------------------------------------
+# -- header-less diffs ---------------------------------------------------------------------------
 
 
 def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
-    """The one workspace file a header-less diff fits, or None after recording why not."""
-    hunks = [op for op in ops if isinstance(op, Hunk)]
+    """The one workspace file that every op of a path-less edit fits, or None (recorded why)."""
     candidates = list(_text_files(run.workspace.root))
     if len(candidates) == 1:
         return candidates[0]
@@ -599,7 +598,10 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
         read = run.workspace.read(path)
         if isinstance(read, PatchFailure):
             continue
-        if hunks and apply_hunk_list(read.text, hunks, run.options).ok:
+        scratch = _Run(run.workspace, run.options, partial=False)
+        state = _File(path, read, read.text)
+        _run_ops(scratch, state, ops)
+        if ops and not scratch.failures and state.text != read.text:
             fits.append(path)
             if len(fits) > 1:
                 break
@@ -608,9 +610,10 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
     run.fail(
         PatchFailure(
             code=FailureCode.MALFORMED_PATCH if not fits else FailureCode.AMBIGUOUS_MATCH,
-            message="the diff names no file, and its hunks fit "
+            message="the edit names no file, and it fits "
             + ("no file of the workspace" if not fits else "more than one file"),
-            hint="Add '--- a/PATH' and '+++ b/PATH' header lines naming the file.",
+            hint="Name the file: '--- a/PATH' and '+++ b/PATH' lines before a diff's hunks, "
+            "or the path on the line before a SEARCH/REPLACE block.",
         )
     )
     return None

@@ -142,6 +142,14 @@ def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
     parts = [part for part in user_path.replace("\\", "/").split("/") if part not in ("", ".")]
     if not parts:
         return _outside(user_path, f"path {user_path!r} names the workspace root, not a file")
+    too_long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > 255), None)
+    if too_long is not None or len(user_path) > 4096:
+        return PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"path {user_path[:80]!r}... is too long for a file system",
+            file=user_path[:200],
+            hint="use the file's real path; a path component is at most 255 bytes",
+        )
     failure = _symlink_failure(root, user_path, parts)
     if failure is not None:
         return failure

@@ -1,0 +1,183 @@
+"""How long `patchsmith.apply` takes per case, end to end: parse, locate, guards, durable commit.
+
+Run: `python bench/apply_speed.py [CORPUS] [--limit N] [--repeat N]` (default corpus
+`../shared/corpus/public.jsonl.gz`).
+
+Each case's files are written to a fresh temporary directory, then one `apply()` on it is
+timed (everything `apply` does: policy lookup, parsing, locating, the guards, the journalled
+fsynced commit, the audit record). A case's time is the median of its repetitions; the
+table gives the median and p99 over cases for each configuration:
+
+- `full`: the workspace's default policy (every guard on) and recording on, as shipped;
+- `no record`: every guard on, no audit record;
+- `no syntax`: every guard but syntax, no record;
+- `no guards`: every guard off, no record (what apply cost before the guards existed);
+- `check`: every guard on, no record, dry run (no commit, no fsync).
+
+Then the guards alone, on the staged changes of every case (no I/O). Figures vary by machine
+and disk: compare ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gzip
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = ROOT / ".." / "shared" / "corpus" / "public.jsonl.gz"
+
+from patchsmith.api import apply  # noqa: E402
+from patchsmith.guards import GUARDS, GuardContext, run_guards  # noqa: E402
+from patchsmith.policy import GuardSwitches, Policy  # noqa: E402
+from patchsmith.runtime.change import FileChange  # noqa: E402
+
+ALL_OFF = GuardSwitches(**{g.NAME: False for g in GUARDS})
+
+Case = dict[str, object]
+Run = Callable[[str, Path], object]
+
+CONFIGS: dict[str, Run] = {
+    "full": lambda text, root: apply(text, root),
+    "no record": lambda text, root: apply(text, root, record=False, policy=Policy()),
+    "no syntax": lambda text, root: apply(
+        text, root, record=False, policy=Policy(guards=GuardSwitches(syntax=False))
+    ),
+    "no guards": lambda text, root: apply(text, root, record=False, policy=Policy(guards=ALL_OFF)),
+    "check": lambda text, root: apply(text, root, record=False, policy=Policy(), check=True),
+}
+
+
+def load(path: Path) -> list[Case]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def materialise(case: Case, root: Path) -> None:
+    files = case["files"]
+    assert isinstance(files, dict)
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", errors="surrogateescape", newline="")
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))
+    return ordered[index]
+
+
+def time_config(run: Run, cases: list[Case], repeat: int, scratch: Path) -> list[float]:
+    per_case = []
+    for number, case in enumerate(cases):
+        samples = []
+        for attempt in range(repeat):
+            root = scratch / f"c{number}-{attempt}"
+            root.mkdir()
+            materialise(case, root)
+            start = time.perf_counter_ns()
+            run(str(case["patch"]), root)
+            samples.append((time.perf_counter_ns() - start) / 1e6)
+            shutil.rmtree(root)
+        per_case.append(statistics.median(samples))
+    return per_case
+
+
+def staged_changes(cases: list[Case], scratch: Path) -> list[tuple[FileChange, ...]]:
+    from patchsmith.engine.model import EngineOptions
+    from patchsmith.formats import parse_edits
+    from patchsmith.runtime.intake import stage_script
+    from patchsmith.runtime.transaction import Transaction
+    from patchsmith.runtime.workspace import Workspace
+
+    staged = []
+    for number, case in enumerate(cases):
+        root = scratch / f"g{number}"
+        root.mkdir()
+        materialise(case, root)
+        workspace = Workspace(root)
+        with Transaction(workspace) as tx:
+            stage_script(
+                parse_edits(str(case["patch"])), workspace, tx, options=EngineOptions.default()
+            )
+            staged.append(tx.changes)
+        shutil.rmtree(root)
+    return staged
+
+
+def time_guards(staged: list[tuple[FileChange, ...]], policy: Policy) -> list[float]:
+    ctx = GuardContext(policy)
+    per_case = []
+    for changes in staged:
+        start = time.perf_counter_ns()
+        run_guards(changes, ctx)
+        per_case.append((time.perf_counter_ns() - start) / 1e6)
+    return per_case
+
+
+def row(name: str, values: Sequence[float]) -> str:
+    return (
+        f"| {name} | {statistics.median(values):.2f} | {percentile(values, 0.99):.2f} "
+        f"| {max(values):.2f} |"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--limit", type=int, default=None, help="time only the first N cases")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per case (median taken)")
+    args = parser.parse_args(argv)
+    if not args.corpus.exists():
+        sys.stderr.write(f"corpus not found: {args.corpus}\n")
+        return 2
+    cases = load(args.corpus)[: args.limit]
+    scratch = Path(tempfile.mkdtemp(prefix="apply-speed-"))
+    try:
+        warm = scratch / "warm"
+        warm.mkdir()
+        materialise(cases[0], warm)
+        for run in CONFIGS.values():  # imports, grammar loading, first store creation
+            run(str(cases[0]["patch"]), warm)
+        print(f"# apply() speed, {datetime.date.today().isoformat()}")
+        print(
+            f"\n{platform.platform()}, Python {platform.python_version()}, "
+            f"{os.cpu_count()} CPUs; {len(cases)} cases of {args.corpus.name}, "
+            f"{args.repeat} run(s) each; temp dir {scratch.parent}\n"
+        )
+        print("| configuration | median ms | p99 ms | max ms |")
+        print("| --- | ---: | ---: | ---: |")
+        for name, run in CONFIGS.items():
+            print(row(name, time_config(run, cases, args.repeat, scratch)), flush=True)
+        staged = staged_changes(cases, scratch)
+        print("\nguards alone, on the staged changes (no I/O):\n")
+        print("| guards | median ms | p99 ms | max ms |")
+        print("| --- | ---: | ---: | ---: |")
+        print(row("all", time_guards(staged, Policy())))
+        print(
+            row("all but syntax", time_guards(staged, Policy(guards=GuardSwitches(syntax=False))))
+        )
+        only_syntax = GuardSwitches(**{g.NAME: g.NAME == "syntax" for g in GUARDS})
+        print(row("syntax only", time_guards(staged, Policy(guards=only_syntax))))
+        only_secrets = GuardSwitches(**{g.NAME: g.NAME == "secrets" for g in GUARDS})
+        print(row("secrets only", time_guards(staged, Policy(guards=only_secrets))))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
