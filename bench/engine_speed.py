@@ -155,10 +155,10 @@ def _us(ns: float) -> str:
     return "n/a" if math.isnan(ns) else f"{ns / 1e3:.1f}"
 
 
-def _ratio(ns: float, base: Summary | None) -> str:
-    if base is None or math.isnan(ns) or not base.times:
+def _ratio(ns: float, base_ns: float) -> str:
+    if math.isnan(ns) or math.isnan(base_ns):
         return "n/a"
-    return f"{ns / base.median:6.2f}x"
+    return f"{ns / base_ns:6.2f}x"
 
 
 def case_table(
@@ -186,11 +186,15 @@ def case_table(
         )
         summaries.append(base)
     print(f"\n## {title}: {len(cases)} cases, median of {repeat} runs each")
-    print(f"{'implementation':38} {'median µs':>10} {'p99 µs':>10} {'median/ref':>11}")
+    print(
+        f"{'implementation':38} {'median µs':>10} {'p99 µs':>10} {'median/ref':>11} {'p99/ref':>9}"
+    )
+    base_median = base.median if base else math.nan
+    base_p99 = base.p99 if base else math.nan
     for summary in summaries:
         print(
             f"{summary.label:38} {_us(summary.median):>10} {_us(summary.p99):>10}"
-            f" {_ratio(summary.median, base):>11}"
+            f" {_ratio(summary.median, base_median):>11} {_ratio(summary.p99, base_p99):>9}"
         )
 
 

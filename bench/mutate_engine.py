@@ -39,6 +39,8 @@ class Mutation:
     what: str
     old: str
     new: str
+    note: str = ""
+    """Why it may survive the pipeline-level layers, and the test that kills it."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,10 @@ MUTATIONS = (
         "back-diff walks one line less before giving up",
         "        if index > line_count:\n            return None",
         "        if index >= line_count:\n            return None",
+        "unreachable through the pipeline (every hunk line ends in a newline, so the walk never"
+        ' passes the end); killed by a direct test: `directly_apply_back_diff("a\\n",'
+        ' [" a\\n", " b\\n"]) == "a\\nb\\n"` and `... [" a\\n", " b\\n",'
+        ' " c\\n"]) is None`',
     ),
     Mutation(
         "C16",
@@ -367,15 +373,34 @@ def _plant(tree: Path, mutation: Mutation) -> int | None:
     return text[: text.index(mutation.old)].count("\n") + 1
 
 
-def _run_layer(tree: Path, layer: Layer, files: Sequence[str]) -> Verdict:
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files]
-    if layer.marker:
-        command += ["-m", layer.marker]
+@dataclass(frozen=True)
+class Suite:
+    """A layer's test files in this tree, less the tests that already fail unmutated."""
+
+    layer: Layer
+    files: tuple[str, ...]
+    deselected: tuple[str, ...] = ()
+
+
+def _environment(tree: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
+
+
+def _pytest(tree: Path, suite: Suite, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    command += suite.files
+    if suite.layer.marker:
+        command += ["-m", suite.layer.marker]
+    for test in suite.deselected:
+        command += ["--deselect", test]
+    return subprocess.run(
+        command, cwd=tree, env=_environment(tree), capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+
+
+def _run_suite(tree: Path, suite: Suite) -> Verdict:
     try:
-        done = subprocess.run(
-            command, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
-        )
+        done = _pytest(tree, suite, "-x")
     except subprocess.TimeoutExpired:
         return Verdict.TIMEOUT
     if done.returncode == 0:
@@ -387,12 +412,26 @@ def _run_layer(tree: Path, layer: Layer, files: Sequence[str]) -> Verdict:
     return Verdict.ERROR
 
 
+def _failing_tests(tree: Path, suite: Suite) -> tuple[str, ...] | None:
+    """Node ids of the tests that fail unmutated; None if the suite cannot even be collected."""
+    try:
+        done = _pytest(tree, suite, "-rfE")
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    failed = []
+    for line in done.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            failed.append(line.split(" ", 1)[1].split(" - ", 1)[0])
+    return tuple(failed)
+
+
 def _check_isolation(tree: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
         [sys.executable, "-c", "import patchsmith; print(patchsmith.__file__)"],
         cwd=tree,
-        env=env,
+        env=_environment(tree),
         capture_output=True,
         text=True,
         check=True,
@@ -401,27 +440,43 @@ def _check_isolation(tree: Path) -> None:
         raise SystemExit(f"the copy does not import its own src/: {done.stdout.strip()}")
 
 
-def _layer_files() -> dict[str, list[str]]:
-    return {layer.name: layer.files(ROOT) for layer in LAYERS}
+@dataclass(frozen=True)
+class Baseline:
+    """Each layer on the unmutated tree: usable suites, and why the others are not used."""
+
+    suites: tuple[Suite, ...]
+    unusable: tuple[tuple[str, str], ...]
 
 
-_BY_NAME = {layer.name: layer for layer in LAYERS}
-
-
-def baseline(layer_files: dict[str, list[str]]) -> dict[str, Verdict]:
-    """Run every layer on an unmutated copy: a layer that fails here cannot judge mutants."""
+def baseline() -> Baseline:
+    """Run every layer unmutated; deselect tests that already fail, drop what cannot run."""
+    suites: list[Suite] = []
+    unusable: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="patchsmith-mutant-") as scratch:
         tree = _copy_tree(Path(scratch))
         _check_isolation(tree)
-        return {
-            name: _run_layer(tree, _BY_NAME[name], files) if files else Verdict.NOT_RUN
-            for name, files in layer_files.items()
-        }
+        for layer in LAYERS:
+            suite = Suite(layer, tuple(layer.files(ROOT)))
+            verdict = _run_suite(tree, suite) if suite.files else Verdict.NOT_RUN
+            if verdict is Verdict.SURVIVED:
+                suites.append(suite)
+                continue
+            if verdict is Verdict.NOT_RUN:
+                unusable.append((layer.name, "no tests"))
+                continue
+            failing = _failing_tests(tree, suite)
+            if failing is None:
+                unusable.append((layer.name, f"{verdict.value} before any mutation"))
+                continue
+            trimmed = Suite(layer, suite.files, failing)
+            if _run_suite(tree, trimmed) is Verdict.SURVIVED:
+                suites.append(trimmed)
+            else:
+                unusable.append((layer.name, "flaky before any mutation"))
+    return Baseline(tuple(suites), tuple(unusable))
 
 
-def run_mutant(
-    mutation: Mutation, usable: dict[str, list[str]], first_kill: bool
-) -> Outcome | None:
+def run_mutant(mutation: Mutation, suites: Sequence[Suite], first_kill: bool) -> Outcome | None:
     """Plant `mutation` in a fresh copy and run the usable layers; None if it no longer applies."""
     with tempfile.TemporaryDirectory(prefix="patchsmith-mutant-") as scratch:
         tree = _copy_tree(Path(scratch))
@@ -430,21 +485,20 @@ def run_mutant(
             return None
         verdicts: list[tuple[str, Verdict]] = []
         killed = False
-        for name, files in usable.items():
+        for suite in suites:
             if killed and first_kill:
-                verdicts.append((name, Verdict.NOT_RUN))
+                verdicts.append((suite.layer.name, Verdict.NOT_RUN))
                 continue
-            verdict = _run_layer(tree, _BY_NAME[name], files)
+            verdict = _run_suite(tree, suite)
             killed = killed or verdict in (Verdict.KILLED, Verdict.ERROR, Verdict.TIMEOUT)
-            verdicts.append((name, verdict))
+            verdicts.append((suite.layer.name, verdict))
         return Outcome(mutation, line, tuple(verdicts))
 
 
 def render(
     outcomes: Sequence[Outcome],
     skipped: Sequence[Mutation],
-    layer_files: dict[str, list[str]],
-    base: dict[str, Verdict],
+    base: Baseline,
     first_kill: bool,
 ) -> str:
     """docs/verification.md: what was planted, where, and what noticed."""
@@ -462,12 +516,15 @@ def render(
         "| layer | files | unmutated run |",
         "| --- | --- | --- |",
     ]
-    for name, files in layer_files.items():
-        listed = ", ".join(f"`{f}`" for f in files) or "(none yet)"
-        if _BY_NAME[name].marker:
-            listed += f" with `-m '{_BY_NAME[name].marker}'`"
-        state = {Verdict.SURVIVED: "passes", Verdict.NOT_RUN: "no tests"}.get(base[name], "fails")
-        out.append(f"| {name} | {listed} | {state} |")
+    for suite in base.suites:
+        listed = ", ".join(f"`{f.removeprefix('tests/')}`" for f in suite.files)
+        if suite.layer.marker:
+            listed += f" with `-m '{suite.layer.marker}'`"
+        state = "passes"
+        if suite.deselected:
+            state += f" once {len(suite.deselected)} already-failing tests are deselected"
+        out.append(f"| {suite.layer.name} | {listed} | {state} |")
+    out += [f"| {name} | - | not used: {why} |" for name, why in base.unusable]
     survivors = [o for o in outcomes if not o.killers]
     killed = len(outcomes) - len(survivors)
     out += [
@@ -489,7 +546,9 @@ def render(
     if survivors:
         out += ["", "## Survivors", ""]
         out += [
-            f"- {o.mutation.id}: {o.mutation.what}; needs a test (see report)." for o in survivors
+            f"- {o.mutation.id}: {o.mutation.what}"
+            + (f": {o.mutation.note}" if o.mutation.note else "")
+            for o in survivors
         ]
     return "\n".join(out) + "\n"
 
@@ -508,15 +567,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             state = "ok" if text.count(m.old) == 1 else "DOES NOT APPLY"
             print(f"{m.id}  {m.path}: {m.what}  [{state}]")
         return 0
-    layer_files = _layer_files()
-    base = baseline(layer_files)
-    print("baseline: " + ", ".join(f"{n}={v.value}" for n, v in base.items()), flush=True)
-    usable = {n: f for n, f in layer_files.items() if base[n] is Verdict.SURVIVED}
+    base = baseline()
+    print(
+        "baseline: "
+        + ", ".join(f"{x.layer.name} ({len(x.deselected)} deselected)" for x in base.suites)
+        + "".join(f"; {name} not used: {why}" for name, why in base.unusable),
+        flush=True,
+    )
     outcomes: list[Outcome] = []
     skipped: list[Mutation] = []
     for mutation in chosen:
         started = time.monotonic()
-        outcome = run_mutant(mutation, usable, args.first_kill)
+        outcome = run_mutant(mutation, base.suites, args.first_kill)
         if outcome is None:
             skipped.append(mutation)
             print(f"{mutation.id}: not planted (target text changed)", flush=True)
@@ -524,7 +586,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes.append(outcome)
         verdicts = " ".join(f"{n}={v.value}" for n, v in outcome.verdicts)
         print(f"{mutation.id}: {verdicts}  ({time.monotonic() - started:.0f}s)", flush=True)
-    Path(args.out).write_text(render(outcomes, skipped, layer_files, base, args.first_kill))
+    Path(args.out).write_text(render(outcomes, skipped, base, args.first_kill))
     print(f"wrote {args.out}")
     return 1 if any(not o.killers for o in outcomes) else 0
 

@@ -141,11 +141,13 @@ class TestApplyHunkList:
 
     def test_no_style_without_indent_tolerance(self) -> None:
         """With indentation tolerance off, added lines are written exactly."""
-        options = replace(DEFAULT, indent_tolerant=False)
+        source = "f {\n\tx\n\ty\n\tz\n}\n"
+        hunks = [hunk(" }\n+g {\n+    y\n+}\n")]
 
-        result = apply_hunk_list("f {\n\tx\n}\n", [hunk(" }\n+g {\n+    y\n+}\n")], options)
+        on = apply_hunk_list(source, hunks, DEFAULT)
+        off = apply_hunk_list(source, hunks, replace(DEFAULT, indent_tolerant=False))
 
-        assert "f {\n\tx\n}\ng {\n    y\n}\n" == result.text
+        assert (source + "g {\n\ty\n}\n", source + "g {\n    y\n}\n") == (on.text, off.text)
 
     def test_search_replace_block(self) -> None:
         """A search/replace block goes through the same placement."""

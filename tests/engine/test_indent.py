@@ -132,15 +132,17 @@ class TestIndentShiftRewrite:
 class TestIndentStyle:
     def test_tabs(self) -> None:
         """A file indented only with tabs is a tab file."""
-        assert IndentStyle(tabs=True, spaces=False) == indent_style(["a", "\tb", "\t\tc"])
+        assert IndentStyle(tabs=True, spaces=False) == indent_style(["a", "\tb", "\t\tc", "\td"])
 
     def test_spaces_with_unit(self) -> None:
         """A space file records its indentation unit."""
-        assert IndentStyle(tabs=False, spaces=True, unit=2) == indent_style(["a", "  b", "    c"])
+        assert IndentStyle(tabs=False, spaces=True, unit=2) == indent_style(
+            ["a", "  b", "    c", "  d"]
+        )
 
     def test_mixed(self) -> None:
         """Both styles present: mixed."""
-        style = indent_style(["\ta", "  b"])
+        style = indent_style(["\ta", "  b", "\tc", "  d"])
 
         assert (True, True) == (style.tabs, style.spaces)
 

@@ -210,6 +210,15 @@ class TestPartialContext:
 
         assert Strategy.PARTIAL_CONTEXT == placed(place(body)).strategy
 
+    def test_blanks_around_elision_paired(self) -> None:
+        """Blank lines next to an elision pair with the file's blanks beside the solid lines."""
+        source = ["def f():", "    a = 1", "", "    b = 2", "", "    return b"]
+        body = " def f():\n     a = 1\n \n ...\n \n-    return b\n+    return c\n"
+
+        result = placed(place(body, source))
+
+        assert ((0, 0), (1, 1), (2, 2), (4, 4), (5, 5)) == result.pairs
+
     def test_one_solid_line_is_not_enough(self) -> None:
         """An elision next to one real line is too little evidence."""
         assert isinstance(place(" ...\n-    a = 1\n+    a = 2\n", [*FILE, "    a = 1"]), NotPlaced)
@@ -311,6 +320,14 @@ class TestAmbiguity:
         result = placed(place(" x = 1\n-y = 2\n+y = 3\n", self.TWICE, anchors=("",)))
 
         assert 3 == result.start
+
+    def test_anchor_after_every_place_does_not_choose(self) -> None:
+        """An anchor found after every place leaves the tie."""
+        result = place(
+            " x = 1\n-y = 2\n+y = 3\n", [*self.TWICE, "class Late:"], anchors=("class Late:",)
+        )
+
+        assert SkipReason.AMBIGUOUS == refused(result).reason
 
     def test_missing_anchor_does_not_choose(self) -> None:
         """An anchor absent from the file leaves the tie."""

@@ -134,11 +134,11 @@ class TestIndentTolerant:
 
     def test_style_switch(self) -> None:
         """On: space-indented additions under unindented context join a tab file as tabs."""
-        source = "f {\n\tx\n}\n"
+        source = "f {\n\tx\n\ty\n\tz\n}\n"
 
         on, off = both(source, "@@\n }\n+g {\n+    y\n+}\n", indent_tolerant=False)
 
-        assert ("f {\n\tx\n}\ng {\n\ty\n}\n", "f {\n\tx\n}\ng {\n    y\n}\n") == (on.text, off.text)
+        assert (source + "g {\n\ty\n}\n", source + "g {\n    y\n}\n") == (on.text, off.text)
 
 
 class TestRelativeIndent:

@@ -135,11 +135,11 @@ class TestIndentation:
 
     def test_style_conformed_when_context_shows_none(self) -> None:
         """In a tab file, space-indented added lines under unindented context become tabs."""
-        source = "func f() {\n\treturn 1\n}\n"
+        source = "func f() {\n\ta()\n\tb()\n\treturn 1\n}\n"
 
         result = splice(source, " }\n+func g() {\n+    return 2\n+}\n", style=True)
 
-        assert "func f() {\n\treturn 1\n}\nfunc g() {\n\treturn 2\n}\n" == result
+        assert source + "func g() {\n\treturn 2\n}\n" == result
 
     def test_style_kept_when_context_matches_file(self) -> None:
         """A block whose context uses the file's tabs keeps its space-indented additions."""

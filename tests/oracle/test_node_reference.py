@@ -85,7 +85,7 @@ class TestInstallReference:
     def test_install_timeout(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         """An npm that hangs past the timeout makes the reference unavailable."""
         fake_npm = tmp_path / "npm"
-        fake_npm.write_text("#!/bin/sh\nsleep 5\n")
+        fake_npm.write_text("#!/bin/sh\nexec sleep 5\n")
         fake_npm.chmod(0o755)
         monkeypatch.setattr(shutil, "which", lambda name: str(fake_npm) if name == "npm" else name)
         monkeypatch.setattr(node_reference, "INSTALL_TIMEOUT_S", 0.2)

@@ -452,10 +452,19 @@ class TestPaths:
 
         assert ([], {"src/a.txt": "A\nb\n"}) == (_codes(plan), staged)
 
-    def test_headerless_without_hunks(self, make_workspace: MakeTree) -> None:
-        """A nameless edit with no hunk and several files fits none."""
+    def test_headerless_whole_content_is_ambiguous(self, make_workspace: MakeTree) -> None:
+        """Nameless whole content with several files fits them all: AMBIGUOUS_MATCH."""
         root = make_workspace({"a.txt": b"a\n", "b.txt": b"b\n"})
 
         plan, _ = _stage(root, _edit("", WholeContent("x\n")))
 
+        assert [FailureCode.AMBIGUOUS_MATCH] == _codes(plan)
+
+    def test_headerless_fitting_no_file(self, make_workspace: MakeTree) -> None:
+        """A nameless hunk that fits none of several files is MALFORMED_PATCH."""
+        root = make_workspace({"a.txt": b"a\n", "b.txt": b"b\n"})
+
+        plan, _ = _stage(root, _edit("", _hunk("-zzz", "+Z")))
+
         assert [FailureCode.MALFORMED_PATCH] == _codes(plan)
+        assert "names no file" in plan.failures[0].message

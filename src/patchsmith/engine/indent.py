@@ -133,8 +133,8 @@ class IndentStyle:
     def conform(self, line: str, block_unit: int) -> str:
         """Re-indent an added line written in the other style (tabs for spaces or back)."""
         ws = leading_ws(line)
-        if not ws or not line.strip():
-            return line
+        if not ws or not line.strip() or ("\t" in ws and " " in ws):
+            return line  # a mixed indentation is the model's own choice: keep it
         body = line[len(ws) :]
         if self.spaces and not self.tabs and "\t" in ws:
             return " " * indent_width(ws, self.unit) + body
@@ -169,11 +169,25 @@ def indent_unit(lines: Sequence[str]) -> int:
 
 
 def indent_style(lines: Sequence[str]) -> IndentStyle:
-    """The file's indentation style; only an unmixed style is ever imposed on added lines."""
+    """The file's indentation style; only an unmixed, well-attested style is ever imposed.
+
+    A line indented with both tabs and spaces makes the style mixed, and so
+    does a file with fewer than `_MIN_STYLE_LINES` indented lines.
+    """
     tabs = spaces = 0
     for line in lines:
-        if line[:1] == "\t" and line.strip():
+        ws = leading_ws(line)
+        if not ws or not line.strip():
+            continue
+        if "\t" in ws and " " in ws.rstrip(" "):
+            return IndentStyle(tabs=True, spaces=True)
+        if ws[0] == "\t":
             tabs += 1
-        elif line[:1] == " " and line.strip():
+        else:
             spaces += 1
+    if tabs + spaces < _MIN_STYLE_LINES:
+        return IndentStyle(tabs=False, spaces=False)
     return IndentStyle(tabs=tabs > 0, spaces=spaces > 0, unit=indent_unit(lines) if spaces else 4)
+
+
+_MIN_STYLE_LINES = 3
