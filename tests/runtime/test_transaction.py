@@ -523,7 +523,7 @@ class TestCommit:
         self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """If the journal cannot be written, nothing is touched and the result is IO_ERROR."""
-        root = make_workspace({"a.txt": b"a"})
+        root = make_workspace({"a.txt": b"a", "b.txt": b"b"})
         before = snapshot_tree(root)
 
         def no_journal(*_args: object) -> tuple[str, Path]:
@@ -532,9 +532,43 @@ class TestCommit:
         monkeypatch.setattr(transaction_module, "open_journal", no_journal)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")
+        txn.update("b.txt", "B")
         result = txn.commit()
 
         assert FailureCode.IO_ERROR == _code(result)
+        assert before == snapshot_tree(root)
+
+    def test_single_update_needs_no_journal(
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A lone in-place update commits by one atomic rename, without writing a journal."""
+        root = make_workspace({"a.txt": b"a"})
+
+        def no_journal(*_args: object) -> tuple[str, Path]:
+            raise AssertionError("a single update must not open a journal")
+
+        monkeypatch.setattr(transaction_module, "open_journal", no_journal)
+        txn = Transaction(Workspace(root))
+        txn.update("a.txt", "A")
+
+        assert txn.commit() is None
+        assert b"A" == (root / "a.txt").read_bytes()
+
+    def test_single_write_failure(
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A lone update whose write fails is IO_ERROR and leaves the file as it was."""
+        root = make_workspace({"a.txt": b"a"})
+        before = snapshot_tree(root)
+
+        def broken(*_args: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(transaction_module, "write_atomically", broken)
+        txn = Transaction(Workspace(root))
+        txn.update("a.txt", "A")
+
+        assert FailureCode.IO_ERROR == _code(txn.commit())
         assert before == snapshot_tree(root)
 
     def test_lock_failure(self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -598,8 +598,10 @@ class _EnvelopeFile:
             h = self.numbers
             # apply_patch semantics: a chunk that only adds lines and names no anchor
             # (or line numbers) appends them to the end of the file.
-            if not self.anchors and h.old_start is None and all(
-                line.startswith("+") for line in self.body
+            if (
+                not self.anchors
+                and h.old_start is None
+                and all(line.startswith("+") for line in self.body)
             ):
                 at_eof = True
             self.hunks.append(

@@ -141,12 +141,12 @@ class HunkResult:
         """Return the new text, or raise `PartialApplyError` unless every hunk applied."""
         if self.ok:
             return self.text
+        code = FailureCode.PARTIAL_APPLY if self.applied else FailureCode.PATCH_CONTEXT_MISMATCH
         failures = [
             PatchFailure(
-                code=FailureCode.PARTIAL_APPLY
-                if self.applied
-                else FailureCode.PATCH_CONTEXT_MISMATCH,
-                message=f"hunk {o.index + 1} not applied: {o.reason.value if o.reason else 'unknown'}"
+                code=code,
+                message=f"hunk {o.index + 1} not applied: "
+                f"{o.reason.value if o.reason else 'unknown'}"
                 + (f" ({o.detail})" if o.detail else ""),
                 hunk=o.index,
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Iterable
+from typing import Literal
 
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
@@ -98,8 +99,53 @@ def _emit_line(out: bytearray, marker: bytes, line: bytes) -> None:
         out += b"\n" + _NO_NEWLINE
 
 
+_Tag = Literal["replace", "delete", "insert", "equal"]
+_Opcode = tuple[_Tag, int, int, int, int]
+
+
+class _TrimmedMatcher(difflib.SequenceMatcher[bytes]):
+    """difflib's matcher run only between the common head and tail of the two sides.
+
+    Edits are local: comparing just the differing middle keeps a one-line change
+    in a large file linear instead of quadratic, with the same opcodes.
+    """
+
+    def __init__(self, old: list[bytes], new: list[bytes]) -> None:
+        head = 0
+        limit = min(len(old), len(new))
+        while head < limit and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        self._head, self._tail = head, tail
+        self._sizes = (len(old), len(new))
+        super().__init__(None, old[head : len(old) - tail], new[head : len(new) - tail], False)
+
+    def get_opcodes(self) -> list[_Opcode]:
+        head, tail = self._head, self._tail
+        n_old, n_new = self._sizes
+        codes: list[_Opcode] = [
+            (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+            for tag, i1, i2, j1, j2 in super().get_opcodes()
+        ]
+        if head:
+            codes.insert(0, ("equal", 0, head, 0, head))
+        if tail:
+            codes.append(("equal", n_old - tail, n_old, n_new - tail, n_new))
+        merged: list[_Opcode] = []
+        for code in codes:
+            if code[1] == code[2] and code[3] == code[4]:
+                continue
+            if merged and merged[-1][0] == code[0] == "equal":
+                prev = merged.pop()
+                code = ("equal", prev[1], code[2], prev[3], code[4])
+            merged.append(code)
+        return merged or [("equal", 0, n_old, 0, n_new)]
+
+
 def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = _TrimmedMatcher(old, new)
     out = bytearray()
     for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
         first, last = group[0], group[-1]

@@ -72,6 +72,18 @@ class _Current:
     text: str | None
 
 
+def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool:
+    """A lone update, or a lone create/delete in an existing directory: one atomic step."""
+    if len(changes) != 1:
+        return False
+    change = changes[0]
+    if change.action is Action.UPDATE:
+        return change.old_path == change.path
+    if change.action in (Action.CREATE, Action.DELETE):
+        return workspace.disk_path(change.path).parent.is_dir()
+    return False
+
+
 def _parents(relative: str) -> list[str]:
     parts = relative.split("/")[:-1]
     return ["/".join(parts[: index + 1]) for index in range(len(parts))]
@@ -276,6 +288,8 @@ class Transaction:
         failure = self._check_fresh(changes)
         if failure is not None:
             return failure
+        if _atomic_alone(changes, self._workspace):
+            return self._commit_single(changes[0], step)
         entries, created_dirs = self._plan(changes)
         step("journal")
         workspace = self._workspace
@@ -301,6 +315,24 @@ class Transaction:
         # The manifest is gone, so the commit stands; leftovers are cleaned on next open.
         with contextlib.suppress(OSError):
             close_journal(journal_dir)
+        step("done")
+        return None
+
+    def _commit_single(self, change: FileChange, step: StepCallback) -> PatchFailure | None:
+        """One file replaced in place: the rename is the commit, so no journal is needed."""
+        target = self._workspace.disk_path(change.path)
+        step(f"write {change.path}")
+        try:
+            if change.new_bytes is None or change.new_mode is None:
+                target.unlink()
+            else:
+                write_atomically(
+                    target, change.new_bytes, change.new_mode, temp_path_for(target, "single")
+                )
+            step("sync directories")
+            fsync_directory(target.parent)
+        except OSError as exc:
+            return os_failure(exc, change.path, "write")
         step("done")
         return None
 
