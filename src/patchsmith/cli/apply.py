@@ -81,9 +81,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--format",
-        default=EditFormat.AUTO.value,
-        choices=[f.value for f in EditFormat],
-        help="the edit format (default: auto-detect)",
+        default=EditFormat.AUTO,
+        type=_edit_format,
+        metavar="{" + ",".join(f.value for f in EditFormat) + "}",
+        help="the edit format (default: auto-detect; aliases such as diff or aider accepted)",
     )
     add_record_option(parser)
     parser.set_defaults(func=run)
@@ -99,6 +100,17 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="keep no audit record in DIR/.patchsmith (default: the policy's `record`)",
     )
+
+
+def _edit_format(name: str) -> EditFormat:
+    """argparse type: a format name or alias, else a usage error (exit 2)."""
+    from patchsmith.formats.registry import format_named
+
+    found = format_named(name)
+    if found is None:
+        names = ", ".join(f.value for f in EditFormat)
+        raise argparse.ArgumentTypeError(f"unknown format {name!r} (choose from {names})")
+    return found
 
 
 def _read_patch(name: str) -> str | None:
