@@ -8,6 +8,7 @@ so `import patchsmith` loads neither the guards nor SQLite.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,7 @@ from patchsmith.report import ApplyReport, ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import (
     AttemptKind,
     AttemptRecord,
@@ -38,6 +40,8 @@ __all__ = [
     "PostCheck",
     "head_commit",
     "normalise_sha256",
+    "not_ready",
+    "open_workspace",
     "resolve_policy",
     "review_and_commit",
     "should_record",
@@ -67,6 +71,26 @@ def _now() -> str:
 def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
     """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable)."""
     return policy if policy is not None else load_policy(root)
+
+
+def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | ApplyReport:
+    """The workspace at `root`, or the refusal to give when `root` is not a directory."""
+    try:
+        return Workspace(root)
+    except ValueError as exc:
+        failure = PatchFailure(
+            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
+        )
+        return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+
+
+def not_ready(workspace: Workspace, rules: Policy | PatchFailure) -> tuple[PatchFailure, ...]:
+    """Why nothing can be committed at all: an unreadable policy or an unrecovered journal."""
+    if isinstance(rules, PatchFailure):
+        return (rules,)
+    if workspace.recovery_failure is not None:
+        return (workspace.recovery_failure,)
+    return ()
 
 
 # git's modes for a symlink and a submodule: a patch that makes one is refused, not

@@ -13,7 +13,6 @@ from patchsmith.formats.script import EditFormat
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.intake import StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
-from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
     from patchsmith.policy import Policy
@@ -46,6 +45,8 @@ def apply(
     # patchsmith` must stay cheap.
     from patchsmith._attempt import (
         Attempt,
+        not_ready,
+        open_workspace,
         resolve_policy,
         review_and_commit,
         should_record,
@@ -54,13 +55,9 @@ def apply(
     from patchsmith.guards import GuardContext
     from patchsmith.store import AttemptKind
 
-    try:
-        workspace = Workspace(root)
-    except ValueError as exc:
-        failure = PatchFailure(
-            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
-        )
-        return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+    workspace = open_workspace(root, check=check)
+    if isinstance(workspace, ApplyReport):
+        return workspace
     rules = resolve_policy(workspace.root, policy)
     digest = hashlib.sha256(model_output.encode("utf-8", "surrogatepass")).hexdigest()
     attempt = Attempt(
@@ -70,13 +67,9 @@ def apply(
         proposal_id=f"sha256:{digest[:16]}",
         input_text=model_output,
     )
-    if isinstance(rules, PatchFailure):
-        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(rules,), check=check))
-    if workspace.recovery_failure is not None:
-        refused = ApplyReport(
-            ApplyStatus.REFUSED, errors=(workspace.recovery_failure,), check=check
-        )
-        return attempt.finish(refused)
+    blocked = not_ready(workspace, rules)
+    if blocked or isinstance(rules, PatchFailure):
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
     script = parse_edits(model_output, format)
     special = unsupported_modes(script)
     if special:

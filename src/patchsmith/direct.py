@@ -226,17 +226,20 @@ def write_file(
     actual hash in the message) or any guard of the policy; recorded as a `write`
     attempt. Never raises for bad input.
     """
-    from patchsmith._attempt import Attempt, resolve_policy, review_and_commit, should_record
+    from patchsmith._attempt import (
+        Attempt,
+        not_ready,
+        open_workspace,
+        resolve_policy,
+        review_and_commit,
+        should_record,
+    )
     from patchsmith.guards import GuardContext
     from patchsmith.store import AttemptKind
 
-    try:
-        workspace = Workspace(root)
-    except ValueError as exc:
-        failure = PatchFailure(
-            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
-        )
-        return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+    workspace = open_workspace(root, check=check)
+    if isinstance(workspace, ApplyReport):
+        return workspace
     rules = resolve_policy(workspace.root, policy)
     attempt = Attempt(
         state_root=workspace.real_root,
@@ -245,13 +248,9 @@ def write_file(
         proposal_id=f"write:{path}",
         input_text=reason,
     )
-    if isinstance(rules, PatchFailure):
-        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(rules,), check=check))
-    if workspace.recovery_failure is not None:
-        refused = ApplyReport(
-            ApplyStatus.REFUSED, errors=(workspace.recovery_failure,), check=check
-        )
-        return attempt.finish(refused)
+    blocked = not_ready(workspace, rules)
+    if blocked or isinstance(rules, PatchFailure):
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
     with Transaction(workspace) as transaction:
         staged = stage_write(
             workspace,

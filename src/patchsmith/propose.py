@@ -25,6 +25,8 @@ from pathlib import Path
 from patchsmith._attempt import (
     Attempt,
     head_commit,
+    not_ready,
+    open_workspace,
     resolve_policy,
     review_and_commit,
     should_record,
@@ -81,13 +83,9 @@ def propose(
     attempt of the same `proposal_id` left the files exactly as they are now. With
     `check`, nothing is written. Never raises for bad input.
     """
-    try:
-        workspace = Workspace(root)
-    except ValueError as exc:
-        failure = PatchFailure(
-            FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
-        )
-        return ApplyReport(ApplyStatus.REFUSED, errors=(failure,), check=check)
+    workspace = open_workspace(root, check=check)
+    if isinstance(workspace, ApplyReport):
+        return workspace
     rules = resolve_policy(workspace.root, policy)
     recording = should_record(record, rules)
     loaded = load_proposal(proposal)
@@ -192,10 +190,9 @@ def _early_refusal(
     proposal: PatchProposal,
     scripts: EditScript,
 ) -> tuple[PatchFailure, ...] | None:
-    if isinstance(rules, PatchFailure):
-        return (rules,)
-    if workspace.recovery_failure is not None:
-        return (workspace.recovery_failure,)
+    blocked = not_ready(workspace, rules)
+    if blocked:
+        return blocked
     unsupported = (*unsupported_operations(proposal), *unsupported_modes(scripts))
     return unsupported or None
 

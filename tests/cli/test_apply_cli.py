@@ -202,7 +202,21 @@ class TestApplyCommand:
         code = main(["apply", "--format", "klingon", "-C", str(root)])
 
         assert 2 == code
-        assert "invalid choice" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "unknown format 'klingon'" in err
+        assert "search_replace" in err
+
+    def test_format_alias_is_accepted(self, root: Path) -> None:
+        """--format takes the aliases the parsers know (diff for udiff)."""
+        (root / "patch.diff").write_text(
+            "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-x\n+y\n", encoding="utf-8"
+        )
+        (root / "f.txt").write_text("x\n", encoding="utf-8")
+
+        code = main(["apply", str(root / "patch.diff"), "--format", "diff", "-C", str(root)])
+
+        assert 0 == code
+        assert "y\n" == (root / "f.txt").read_text(encoding="utf-8")
 
     def test_root_not_a_directory(
         self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
