@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from patchsmith.engine.blocks import EditBlock, block_from_hunk
+from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import NotPlaced, Placement, find_contiguous, place_block
 from patchsmith.engine.model import (
@@ -105,7 +107,8 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
     for index, hunk in enumerate(hunks):
         block = block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
         if block.hint is not None:
-            block = _shifted(block, shift)
+            # Earlier hunks moved the lines below them; their numbers did not.
+            block = replace(block, hint=max(block.hint + shift, 0))
         result = apply_block(lines, block, options, style)
         if isinstance(result, NotPlaced) and not options.whole_lines:
             result = _substring_fallback(lines, hunk, result)
@@ -137,19 +140,10 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
 
 
-def _shifted(block: EditBlock, shift: int) -> EditBlock:
-    from dataclasses import replace
-
-    assert block.hint is not None
-    return replace(block, hint=max(block.hint + shift, 0))
-
-
 def _substring_fallback(
     lines: Lines, hunk: Hunk, refusal: NotPlaced
 ) -> tuple[Lines, Placement] | NotPlaced:
     """With `whole_lines` off: the reference's substring search with shrinking context."""
-    from patchsmith.engine.compat import apply_hunk
-
     text = lines.text
     located = apply_hunk(text, list(hunk.lines))
     if not located or located == text:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from patchsmith.engine.blocks import EditBlock, Op, is_elision
+from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
 
@@ -191,10 +191,11 @@ def _break_tie(
         kept = [s for s in starts if s + len(block.old) >= len(contents)]
         if len(kept) == 1:
             return kept[0]
-    if options.line_number_tiebreak and block.hint is not None:
-        ranked = sorted(starts, key=lambda s: abs(s - block.hint))  # type: ignore[operator]
-        nearest = abs(ranked[0] - block.hint)
-        if nearest <= _TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - block.hint) > nearest):
+    hint = block.hint
+    if options.line_number_tiebreak and hint is not None:
+        ranked = sorted(starts, key=lambda s: abs(s - hint))
+        nearest = abs(ranked[0] - hint)
+        if nearest <= _TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - hint) > nearest):
             return ranked[0]
     return None
 
@@ -343,7 +344,7 @@ def _place_fuzzy(
 def _fuzzy_with_key(
     cache: _KeyCache,
     block: EditBlock,
-    kinds: list,  # type: ignore[type-arg]
+    kinds: list[BlockLine],
     elided: list[bool],
     solid: list[int],
     key: Key,
@@ -415,7 +416,7 @@ def _distinct(fits: dict[tuple[int, int], _Fit]) -> list[tuple[int, int]]:
 
 def _align(
     bkeys: list[str],
-    kinds: list,  # type: ignore[type-arg]
+    kinds: list[BlockLine],
     elided: list[bool],
     fkeys: Sequence[str],
     lo: int,
