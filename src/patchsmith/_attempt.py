@@ -9,6 +9,7 @@ so `import patchsmith` loads neither the guards nor SQLite.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -126,7 +127,58 @@ def normalise_sha256(value: str) -> str:
 
 
 def head_commit(root: Path) -> str | None:
-    """The commit `HEAD` names when `root` is in a git repository, else `None`."""
+    """The commit `HEAD` names when `root` is in a git repository, else `None`.
+
+    A plain repository's HEAD is read from its files (every apply records its base
+    commit, and starting git each time would cost more than the rest of the apply);
+    anything unusual (a worktree, a submodule, a missing ref) asks git itself.
+    """
+    git_dir = _git_dir(root)
+    if git_dir is None:
+        return None
+    found = _read_head(git_dir)
+    return found if found is not None else _ask_git(root)
+
+
+_SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+
+
+def _git_dir(root: Path) -> Path | None:
+    for folder in (root, *root.parents):
+        candidate = folder / ".git"
+        if candidate.is_dir():
+            return candidate
+        if candidate.exists():
+            return Path()  # a worktree or submodule link: let git resolve it
+    return None
+
+
+def _read_head(git_dir: Path) -> str | None:
+    if git_dir == Path():
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if _SHA.fullmatch(head):
+            return head
+        if not head.startswith("ref: "):
+            return None
+        ref = head[5:].strip()
+        loose = git_dir / ref
+        if loose.is_file():
+            value = loose.read_text(encoding="utf-8").strip()
+            return value if _SHA.fullmatch(value) else None
+        packed = git_dir / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref and _SHA.fullmatch(sha):
+                    return sha
+    except OSError:
+        return None
+    return None
+
+
+def _ask_git(root: Path) -> str | None:
     try:
         done = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", "HEAD"],

@@ -45,6 +45,7 @@ def apply(
     # patchsmith` must stay cheap.
     from patchsmith._attempt import (
         Attempt,
+        head_commit,
         not_ready,
         open_workspace,
         resolve_policy,
@@ -66,6 +67,7 @@ def apply(
         record=should_record(record, rules),
         proposal_id=f"sha256:{digest[:16]}",
         input_text=model_output,
+        base_commit=head_commit(workspace.real_root),
     )
     blocked = not_ready(workspace, rules)
     if blocked or isinstance(rules, PatchFailure):
