@@ -349,6 +349,35 @@ def _enum(cls: type[_E], value: object) -> _E:
         ) from None
 
 
+def _connect(db_file: Path) -> sqlite3.Connection:
+    """A configured, migrated connection; retried while another process creates the store.
+
+    Two processes opening a brand-new database race to switch it to WAL, and
+    SQLite answers the loser "database is locked" at once (its busy handler is
+    not consulted for that lock upgrade), so the whole setup is retried.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+    while True:
+        conn = sqlite3.connect(db_file, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            # With WAL, NORMAL keeps the database consistent after a crash and spares an
+            # fsync per commit; a power cut may lose the last record, never corrupt one.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            _migrate(conn, _MIGRATIONS)
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+        except BaseException:
+            conn.close()
+            raise
+
+
 class Store:
     """An open artifact store. Use `Store.open(state_dir)`; close it, or use it in `with`."""
 
@@ -366,20 +395,7 @@ class Store:
                     ignore.write("*\n")
             except FileExistsError:
                 pass
-            conn = sqlite3.connect(
-                state_dir / DB_FILE_NAME, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None
-            )
-            try:
-                conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-                conn.execute("PRAGMA journal_mode = WAL")
-                # With WAL, NORMAL keeps the database consistent after a crash and spares an
-                # fsync per commit; a power cut may lose the last record, never corrupt one.
-                conn.execute("PRAGMA synchronous = NORMAL")
-                conn.execute("PRAGMA foreign_keys = ON")
-                _migrate(conn, _MIGRATIONS)
-            except BaseException:
-                conn.close()
-                raise
+            conn = _connect(state_dir / DB_FILE_NAME)
         return cls(conn, state_dir)
 
     def close(self) -> None:
