@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from patchsmith.engine.blocks import block_from_hunk
 from patchsmith.engine.indent import IndentMode
 from patchsmith.engine.locate import (
+    LineKeys,
+    Normalisation,
     NotPlaced,
     Placement,
     find_contiguous,
@@ -392,3 +394,41 @@ class TestInsertion:
 def _span(result: Placement | NotPlaced) -> tuple[int, int, Strategy]:
     p = placed(result)
     return p.start, p.end, p.strategy
+
+
+class TestLineKeys:
+    """The cached normalised lines stay equal to a fresh computation across splices."""
+
+    @given(
+        st.lists(st.sampled_from(["a", " a ", "\tb", "“c”", "", "  ", "d\u00a0e"]), max_size=12),
+        st.integers(0, 12),
+        st.integers(0, 4),
+        st.lists(st.sampled_from(["x ", "\ty", "‘z’", ""]), max_size=4),
+    )
+    def test_replace_matches_recomputation(
+        self, contents: list[str], start: int, width: int, region: list[str]
+    ) -> None:
+        """After `replace`, every computed key list equals normalising the new file afresh."""
+        start = min(start, len(contents))
+        end = min(start + width, len(contents))
+        keys = LineKeys(contents)
+        norms = [
+            Normalisation(rstrip=True),
+            Normalisation(True, True),
+            Normalisation(True, True, True),
+        ]
+        for norm in norms:
+            keys.keys(norm)
+        new_contents = contents[:start] + region + contents[end:]
+
+        keys.replace(start, end, new_contents)
+
+        for norm in norms:
+            assert norm.lines(new_contents) == list(keys.keys(norm))
+
+    def test_bulk_equals_per_line(self) -> None:
+        """Normalising the joined text gives what normalising each line would."""
+        lines = ["  a \u00a0", "\t“b”\t", "", " \u2026 ", "c\x0c"]
+        norm = Normalisation(rstrip=True, fold=True, dedent=True)
+
+        assert ["a", '"b"', "", "...", "c"] == norm.lines(lines)

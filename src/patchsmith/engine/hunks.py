@@ -8,7 +8,7 @@ from dataclasses import replace
 from patchsmith.engine.blocks import EditBlock, block_from_hunk
 from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
-from patchsmith.engine.locate import NotPlaced, Placement, find_contiguous, place_block
+from patchsmith.engine.locate import LineKeys, NotPlaced, Placement, find_contiguous, place_block
 from patchsmith.engine.model import (
     EngineOptions,
     Hunk,
@@ -24,14 +24,21 @@ __all__ = ["apply_block", "apply_hunk_list"]
 
 
 def apply_block(
-    lines: Lines, block: EditBlock, options: EngineOptions, style: IndentStyle | None = None
+    lines: Lines,
+    block: EditBlock,
+    options: EngineOptions,
+    style: IndentStyle | None = None,
+    keys: LineKeys | None = None,
 ) -> tuple[Lines, Placement] | NotPlaced:
-    """Locate and splice one block; the new lines and where it went, or why not."""
+    """Locate and splice one block; the new lines and where it went, or why not.
+
+    `keys` (the file's normalised lines) is reused and kept up to date across calls.
+    """
     if not block.changes:
         return NotPlaced(
             SkipReason.NO_CHANGE, "the hunk holds only context lines: nothing to change"
         )
-    placed = place_block(lines.contents, block, options)
+    placed = place_block(lines.contents, block, options, keys)
     if isinstance(placed, NotPlaced):
         if placed.reason is SkipReason.NO_MATCH and _already_applied(lines, block):
             return NotPlaced(
@@ -54,6 +61,8 @@ def apply_block(
     )
     if new_lines.contents == lines.contents and new_lines.endings == lines.endings:
         return NotPlaced(SkipReason.NO_CHANGE, "applying the hunk leaves the text unchanged")
+    if keys is not None and keys.contents is lines.contents:
+        keys.replace(placed.start, placed.end, new_lines.contents)
     return new_lines, placed
 
 
@@ -81,9 +90,12 @@ def _new_side_around(lines: Lines, block: EditBlock, placed: Placement) -> bool:
     new = block.new
     if placed.start == placed.end or new == block.old or not any(x.strip() for x in new):
         return False
+    contents = lines.contents
+    # Only a copy of the new side that covers the matched span matters: look just there.
+    first = max(placed.end - len(new), 0)
     return any(
-        s <= placed.start and placed.end <= s + len(new)
-        for s in find_contiguous(lines.contents, new)
+        contents[s : s + len(new)] == new
+        for s in range(first, min(placed.start, len(contents)) + 1)
     )
 
 
@@ -101,6 +113,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
     if options.keep_line_endings is False:
         lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
     style = indent_style(lines.contents) if options.indent_tolerant else None
+    keys = LineKeys(lines.contents)
     outcomes: list[HunkOutcome] = []
     applied = 0
     shift = 0
@@ -109,7 +122,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         if block.hint is not None:
             # Earlier hunks moved the lines below them; their numbers did not.
             block = replace(block, hint=max(block.hint + shift, 0))
-        result = apply_block(lines, block, options, style)
+        result = apply_block(lines, block, options, style, keys)
         if isinstance(result, NotPlaced) and not options.whole_lines:
             result = _substring_fallback(lines, hunk, result)
         if isinstance(result, NotPlaced):

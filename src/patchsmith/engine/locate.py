@@ -11,8 +11,8 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -21,7 +21,10 @@ from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
 
 __all__ = [
+    "EXACT",
     "IndentShift",
+    "LineKeys",
+    "Normalisation",
     "NotPlaced",
     "Placement",
     "find_contiguous",
@@ -65,6 +68,7 @@ _FOLD_TABLE = str.maketrans(_PUNCTUATION)
 _SLACK = 2
 _ELISION_GAP = 400
 _MAX_WINDOWS = 60
+_PROBE_POOL = 8
 _TIE_DISTANCE = 20
 
 
@@ -93,66 +97,84 @@ class NotPlaced:
     """0-based starts of the equally good places, for AMBIGUOUS."""
 
 
-Key = Callable[[str], str]
+_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.MULTILINE)
+_LEADING_INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
 
 
-def _exact(text: str) -> str:
-    return text
+@dataclass(frozen=True)
+class Normalisation:
+    """What a level ignores when it compares lines: trailing space, punctuation, indentation."""
+
+    rstrip: bool = False
+    fold: bool = False
+    dedent: bool = False
+
+    def lines(self, texts: Sequence[str]) -> list[str]:
+        """Every line normalised; done on the joined text so the work runs in C, not per line."""
+        if not texts:
+            return []
+        text = "\n".join(texts)
+        if self.fold:
+            text = text.translate(_FOLD_TABLE)
+        if self.rstrip:
+            text = _TRAILING_SPACE.sub("", text)
+        if self.dedent:
+            text = _LEADING_INDENT.sub("", text)
+        return text.split("\n")
+
+
+EXACT = Normalisation()
 
 
 @dataclass(frozen=True)
 class _Level:
     strategy: Strategy
-    key: Key
+    key: Normalisation
     indent: IndentMode | None = None
 
 
 def _levels(options: EngineOptions) -> list[_Level]:
     """The contiguous-match levels the options allow, strictest first."""
-
-    def rstrip(text: str) -> str:
-        return text.rstrip() if options.whitespace_tolerant else text
-
-    def fold(text: str) -> str:
-        return rstrip(fold_punctuation(text)) if options.fold_punctuation else rstrip(text)
-
-    def no_indent(text: str) -> str:
-        return fold(text).lstrip(" \t")
-
-    levels = [_Level(Strategy.DIRECT, _exact)]
-    if options.whitespace_tolerant:
-        levels.append(_Level(Strategy.WHITESPACE_TOLERANT, rstrip))
-    if options.fold_punctuation:
-        levels.append(_Level(Strategy.PUNCTUATION_FOLDED, fold))
+    rstrip = options.whitespace_tolerant
+    fold = options.fold_punctuation
+    levels = [_Level(Strategy.DIRECT, EXACT)]
+    if rstrip:
+        levels.append(_Level(Strategy.WHITESPACE_TOLERANT, Normalisation(rstrip=True)))
+    if fold:
+        levels.append(_Level(Strategy.PUNCTUATION_FOLDED, Normalisation(rstrip, fold=True)))
+    dedented = Normalisation(rstrip, fold, dedent=True)
     if options.relative_indent:
-        levels.append(_Level(Strategy.RELATIVE_INDENT, no_indent, IndentMode.PREFIX))
+        levels.append(_Level(Strategy.RELATIVE_INDENT, dedented, IndentMode.PREFIX))
     if options.indent_tolerant:
-        levels.append(_Level(Strategy.INDENT_TOLERANT, no_indent, IndentMode.COLUMNS))
+        levels.append(_Level(Strategy.INDENT_TOLERANT, dedented, IndentMode.COLUMNS))
     return levels
 
 
-class _KeyCache:
-    """File lines under each normalisation, computed once per placement attempt."""
+class LineKeys:
+    """A file's lines under each normalisation, computed on first use.
+
+    It can outlive one placement: after a block is spliced in, `replace` updates
+    every computed list in place, so a file with many hunks is normalised once.
+    """
 
     def __init__(self, contents: Sequence[str]) -> None:
         self.contents = contents
-        self._keys: dict[Key, list[str]] = {}
-        self._index: dict[Key, dict[str, list[int]]] = {}
+        self._keys: dict[Normalisation, list[str]] = {}
 
-    def keys(self, key: Key) -> Sequence[str]:
-        if key is _exact:
+    def keys(self, key: Normalisation) -> Sequence[str]:
+        if key == EXACT:
             return self.contents
         if key not in self._keys:
-            self._keys[key] = [key(c) for c in self.contents]
+            self._keys[key] = key.lines(self.contents)
         return self._keys[key]
 
-    def positions(self, key: Key) -> dict[str, list[int]]:
-        if key not in self._index:
-            index: dict[str, list[int]] = defaultdict(list)
-            for i, k in enumerate(self.keys(key)):
-                index[k].append(i)
-            self._index[key] = index
-        return self._index[key]
+    def replace(self, start: int, end: int, contents: Sequence[str]) -> None:
+        """Lines [start, end) became `contents[start:start + n]`, the file now `contents`."""
+        added = len(contents) - len(self.contents) + (end - start)
+        region = contents[start : start + added]
+        for key, keys in self._keys.items():
+            keys[start:end] = key.lines(region)
+        self.contents = contents
 
 
 def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
@@ -215,13 +237,19 @@ def _after_anchors(anchors: Sequence[str], contents: Sequence[str]) -> int | Non
 
 
 def place_block(
-    contents: Sequence[str], block: EditBlock, options: EngineOptions
+    contents: Sequence[str],
+    block: EditBlock,
+    options: EngineOptions,
+    keys: LineKeys | None = None,
 ) -> Placement | NotPlaced:
-    """Locate `block` in the file lines `contents`: one place, or why not."""
+    """Locate `block` in the file lines `contents`: one place, or why not.
+
+    `keys` may carry the file's normalised lines from an earlier placement.
+    """
     old = block.old
     if not old:
         return _place_insertion(contents, block)
-    cache = _KeyCache(contents)
+    cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
         stripped = block.without_blank_edges()
@@ -271,12 +299,12 @@ def _place_insertion(contents: Sequence[str], block: EditBlock) -> Placement | N
 
 
 def _place_contiguous(
-    cache: _KeyCache, block: EditBlock, level: _Level, options: EngineOptions
+    cache: LineKeys, block: EditBlock, level: _Level, options: EngineOptions
 ) -> Placement | NotPlaced | None:
     old = block.old
     if len(old) > len(cache.contents):
         return None  # cannot fit; skip normalising a huge hunk against a small file
-    bkeys = [level.key(x) for x in old]
+    bkeys = level.key.lines(old)
     fkeys = cache.keys(level.key)
     starts = find_contiguous(fkeys, bkeys)
     shifts: dict[int, IndentShift] = {}
@@ -317,7 +345,7 @@ class _Fit:
 
 
 def _place_fuzzy(
-    cache: _KeyCache, block: EditBlock, options: EngineOptions
+    cache: LineKeys, block: EditBlock, options: EngineOptions
 ) -> Placement | NotPlaced | None:
     """Align the old lines with one dropped/altered context line or elisions allowed."""
     kinds = [ln for ln in block.lines if ln.op is not Op.ADD]
@@ -327,13 +355,13 @@ def _place_fuzzy(
         return None
     if sum(1 for ln in kinds if ln.op is Op.REMOVE) > len(cache.contents):
         return None  # every removed line must match its own file line
-    keys: list[tuple[Key, IndentMode | None, Strategy]] = []
+    keys: list[tuple[Normalisation, IndentMode | None, Strategy]] = []
     for level in _levels(options):
         if level.strategy is Strategy.DIRECT or level.indent is IndentMode.PREFIX:
             continue
         keys.append((level.key, level.indent, Strategy.PARTIAL_CONTEXT))
     if not keys:
-        keys.append((_exact, None, Strategy.PARTIAL_CONTEXT))
+        keys.append((EXACT, None, Strategy.PARTIAL_CONTEXT))
     for key, indent, strategy in keys:
         found = _fuzzy_with_key(cache, block, kinds, elided, solid, key, indent, strategy, options)
         if found is not None:
@@ -342,26 +370,28 @@ def _place_fuzzy(
 
 
 def _fuzzy_with_key(
-    cache: _KeyCache,
+    cache: LineKeys,
     block: EditBlock,
     kinds: list[BlockLine],
     elided: list[bool],
     solid: list[int],
-    key: Key,
+    key: Normalisation,
     indent: IndentMode | None,
     strategy: Strategy,
     options: EngineOptions,
 ) -> Placement | NotPlaced | None:
     old = [ln.text for ln in kinds]
-    bkeys = [key(x) for x in old]
+    bkeys = key.lines(old)
     fkeys = cache.keys(key)
-    index = cache.positions(key)
     removed = [j for j in solid if kinds[j].op is Op.REMOVE]
-    probes = sorted(removed or solid, key=lambda j: len(index.get(bkeys[j], ())))
+    # The rarest few lines (removed ones first) propose where the block may start;
+    # counting and scanning run in C, so this stays linear in the file's length.
+    pool = (removed or solid)[:_PROBE_POOL]
+    probes = sorted(pool, key=lambda j: fkeys.count(bkeys[j]))
     gap = _ELISION_GAP if any(elided) else 0
     starts: set[int] = set()
     for j in probes[:3]:
-        for p in index.get(bkeys[j], ())[:_MAX_WINDOWS]:
+        for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS):
             starts.add(p - j)
         if len(starts) >= _MAX_WINDOWS:
             break
@@ -403,6 +433,21 @@ def _fuzzy_with_key(
             [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
         )
     return Placement(span[0], span[1], fit.pairs, strategy, shift)
+
+
+def _occurrences(keys: Sequence[str], wanted: str, limit: int) -> list[int]:
+    """Up to `limit` indexes of `wanted` in `keys`, in order."""
+    found: list[int] = []
+    index = getattr(keys, "index", None)
+    i = 0
+    while index is not None and len(found) < limit:
+        try:
+            i = index(wanted, i)
+        except ValueError:
+            break
+        found.append(i)
+        i += 1
+    return found
 
 
 def _distinct(fits: dict[tuple[int, int], _Fit]) -> list[tuple[int, int]]:

@@ -79,12 +79,17 @@ def splice_block(
         take(cursor)
         cursor += 1
 
-    new_contents = contents[: placement.start] + out_c + contents[placement.end :]
-    new_endings = endings[: placement.start] + out_e + endings[placement.end :]
+    # One copy and one in-place splice each (cheaper than joining three slices).
+    new_contents = contents.copy()
+    new_contents[placement.start : placement.end] = out_c
+    new_endings = endings.copy()
+    new_endings[placement.start : placement.end] = out_e
     at_eof = placement.end == len(contents)
     had_final_newline = not endings or endings[-1] != ""
-    # Every line but the last needs an ending (a file's old last line may have none).
-    for i in range(len(new_endings) - 1):
+    # Every line but the last needs an ending. Only the file's old last line can lack
+    # one, and it now sits inside the new region or just before it.
+    last = len(new_endings) - 1
+    for i in range(max(placement.start - 1, 0), min(placement.start + len(out_c), last)):
         if not new_endings[i]:
             new_endings[i] = eol
     if new_endings and at_eof and out_c:

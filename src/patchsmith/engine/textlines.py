@@ -52,6 +52,4 @@ def join_lines(contents: list[str], endings: list[str]) -> str:
 
 def dominant_ending(endings: list[str]) -> str:
     """The ending new lines should get: CRLF when most lines use it, else LF."""
-    crlf = sum(1 for e in endings if e == "\r\n")
-    lf = sum(1 for e in endings if e == "\n")
-    return "\r\n" if crlf > lf else "\n"
+    return "\r\n" if endings.count("\r\n") > endings.count("\n") else "\n"
