@@ -297,15 +297,15 @@ MUTATIONS = (
         "X01",
         _T,
         "default: new lines always get LF",
-        '    return "\\r\\n" if crlf > lf else "\\n"',
+        '    return "\\r\\n" if endings.count("\\r\\n") > endings.count("\\n") else "\\n"',
         '    return "\\n"',
     ),
     Mutation(
         "X02",
         _T,
         "default: CR of a CRLF line kept in its content",
-        '        if part.endswith("\\r"):',
-        "        if False:",
+        '        contents = [c[:-1] if c.endswith("\\r") else c for c in contents]',
+        "        contents = list(contents)",
     ),
     Mutation(
         "X03",

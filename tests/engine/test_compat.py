@@ -94,6 +94,11 @@ class TestDirectlyApplyBackDiff:
         """Walking past the text's lines gives None."""
         assert compat.directly_apply_back_diff("a", [" a\n", " b\n", " c\n"]) is None
 
+    def test_walk_may_reach_one_past_the_last_line(self) -> None:
+        """`split` leaves an empty last piece: one step onto it is allowed, two are not."""
+        assert "a\nb\n" == compat.directly_apply_back_diff("a\n", [" a\n", " b\n"])
+        assert compat.directly_apply_back_diff("a\n", [" a\n", " b\n", " c\n"]) is None
+
 
 class TestMakeNewLinesExplicit:
     def test_adds_the_files_extra_line(self) -> None:

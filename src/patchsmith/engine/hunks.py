@@ -99,6 +99,21 @@ def _new_side_around(lines: Lines, block: EditBlock, placed: Placement) -> bool:
     )
 
 
+def _style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
+    """Whether the file's indentation style could change an added line (skips the scan).
+
+    A file without tabs is at most spaces-only, which only re-indents added lines
+    that are indented with tabs.
+    """
+    if "\t" in source:
+        return True
+    return any(
+        line[:1] == "+" and "\t" in line[1 : len(line) - len(line[1:].lstrip(" \t"))]
+        for hunk in hunks
+        for line in hunk.lines
+    )
+
+
 def _already_applied(lines: Lines, block: EditBlock) -> bool:
     new = [x.rstrip() for x in block.new]
     if not any(x.strip() for x in new):
@@ -112,7 +127,11 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
     lines = split_lines(source)
     if options.keep_line_endings is False:
         lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
-    style = indent_style(lines.contents) if options.indent_tolerant else None
+    style = (
+        indent_style(lines.contents)
+        if options.indent_tolerant and _style_may_matter(source, hunks)
+        else None
+    )
     keys = LineKeys(lines.contents)
     outcomes: list[HunkOutcome] = []
     applied = 0

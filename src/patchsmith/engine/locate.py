@@ -11,7 +11,6 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -62,7 +61,6 @@ _PUNCTUATION = {
     "\ufeff": "",
     "\u2026": "...",
 }
-_FOLD_TABLE = str.maketrans(_PUNCTUATION)
 
 # How far a match may reach past the block's own length, in lines.
 _SLACK = 2
@@ -74,7 +72,16 @@ _TIE_DISTANCE = 20
 
 def fold_punctuation(text: str) -> str:
     """Map curly quotes, dashes, ellipses and unusual spaces to their ASCII forms."""
-    return text.translate(_FOLD_TABLE)
+    return text if text.isascii() else _fold_text(text)
+
+
+def _fold_text(text: str) -> str:
+    # `str.translate` looks every character up in a dict; replacing just the few
+    # typographic characters present is several times faster on source code.
+    for char, plain in _PUNCTUATION.items():
+        if char in text:
+            text = text.replace(char, plain)
+    return text
 
 
 @dataclass(frozen=True)
@@ -97,10 +104,6 @@ class NotPlaced:
     """0-based starts of the equally good places, for AMBIGUOUS."""
 
 
-_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.MULTILINE)
-_LEADING_INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
-
-
 @dataclass(frozen=True)
 class Normalisation:
     """What a level ignores when it compares lines: trailing space, punctuation, indentation."""
@@ -110,17 +113,17 @@ class Normalisation:
     dedent: bool = False
 
     def lines(self, texts: Sequence[str]) -> list[str]:
-        """Every line normalised; done on the joined text so the work runs in C, not per line."""
-        if not texts:
-            return []
-        text = "\n".join(texts)
-        if self.fold:
-            text = text.translate(_FOLD_TABLE)
+        """Every line normalised, with C-level string methods (no Python call per line)."""
+        out = list(texts)
+        if self.fold and out:
+            joined = "\n".join(out)
+            if not joined.isascii():  # every folded character is outside ASCII
+                out = _fold_text(joined).split("\n")
         if self.rstrip:
-            text = _TRAILING_SPACE.sub("", text)
+            out = [x.rstrip() for x in out]
         if self.dedent:
-            text = _LEADING_INDENT.sub("", text)
-        return text.split("\n")
+            out = [x.lstrip(" \t") for x in out]
+        return out
 
 
 EXACT = Normalisation()

@@ -29,17 +29,13 @@ def split_lines(text: str) -> Lines:
     """Split on "\\n" only (never on other Unicode line breaks), keeping each ending."""
     if not text:
         return Lines([], [])
-    parts = text.split("\n")
-    last = parts.pop()
-    contents: list[str] = []
-    endings: list[str] = []
-    for part in parts:
-        if part.endswith("\r"):
-            contents.append(part[:-1])
-            endings.append("\r\n")
-        else:
-            contents.append(part)
-            endings.append("\n")
+    contents = text.split("\n")
+    last = contents.pop()
+    if "\r" in text:
+        endings = ["\r\n" if c.endswith("\r") else "\n" for c in contents]
+        contents = [c[:-1] if c.endswith("\r") else c for c in contents]
+    else:
+        endings = ["\n"] * len(contents)
     if last:
         contents.append(last)
         endings.append("")
@@ -47,6 +43,8 @@ def split_lines(text: str) -> Lines:
 
 
 def join_lines(contents: list[str], endings: list[str]) -> str:
+    if endings.count("\n") == len(endings):
+        return "\n".join(contents) + "\n" if contents else ""
     return "".join(c + e for c, e in zip(contents, endings, strict=True))
 
 
