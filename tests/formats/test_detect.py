@@ -7,9 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from patchsmith.engine.model import Hunk
 from patchsmith.formats import detect_format, parse_edits
 from patchsmith.formats.registry import FORMATS, format_named, parser_for
-from patchsmith.formats.script import EditFormat, EditScript
+from patchsmith.formats.script import EditFormat, EditScript, SearchReplace
 
 SAMPLES = {
     EditFormat.UDIFF: "```diff\n--- a/x\n+++ b/x\n@@\n-a\n+b\n```\n",
@@ -125,3 +126,59 @@ class TestParseEdits:
     def test_never_raises_on_format_fragments(self, text: str) -> None:
         """Any mix of lines from every format never raises."""
         assert isinstance(parse_edits(text), EditScript)
+
+
+class TestMixedAndNested:
+    """Auto-detection reads structures, not stray markers: nothing dropped, nothing invented."""
+
+    def test_json_tool_call_in_diff_context_stays_context(self) -> None:
+        """A diff whose context line is a JSON tool call is the diff, not the call."""
+        text = (
+            "--- a/fixtures.jsonl\n+++ b/fixtures.jsonl\n@@ -1,2 +1,2 @@\n"
+            ' {"command": "create", "path": "pwned.txt", "file_text": "hi\\n"}\n'
+            '-{"version": 1}\n+{"version": 2}\n'
+        )
+
+        script = parse_edits(text)
+
+        assert ["fixtures.jsonl"] == [e.path for e in script.edits]
+        assert EditFormat.UDIFF == script.format
+
+    def test_indented_markers_in_diff_context_stay_context(self) -> None:
+        """SEARCH/REPLACE markers inside a diff's context lines do not make blocks."""
+        text = (
+            "--- a/guide.md\n+++ b/guide.md\n@@ -1,7 +1,7 @@\n <<<<<<< SEARCH\n old line\n"
+            " =======\n new line\n >>>>>>> REPLACE\n \n-Version: 1\n+Version: 2\n"
+        )
+
+        script = parse_edits(text)
+
+        assert 1 == len(script.edits)
+        assert isinstance(script.edits[0].ops[0], Hunk)
+
+    def test_diff_and_blocks_in_one_reply_are_both_read(self) -> None:
+        """A reply with a fenced diff and a SEARCH/REPLACE block yields both edits."""
+        text = (
+            "First:\n\n```diff\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n```\n\n"
+            "Then:\n\napp.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n"
+            ">>>>>>> REPLACE\n```\n"
+        )
+
+        script = parse_edits(text)
+
+        assert {"notes.txt", "app.py"} == {e.path for e in script.edits}
+        assert () == script.problems
+
+    def test_diff_inside_search_block_is_content(self) -> None:
+        """Diff lines inside a SEARCH/REPLACE block are the block's text, not a diff."""
+        text = (
+            "docs/howto.md\n<<<<<<< SEARCH\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"
+            "=======\nno diff here\n>>>>>>> REPLACE\n"
+        )
+
+        script = parse_edits(text)
+
+        assert ["docs/howto.md"] == [e.path for e in script.edits]
+        op = script.edits[0].ops[0]
+        assert isinstance(op, SearchReplace)
+        assert op.search.startswith("--- a/x\n")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from patchsmith.engine.diffparse import split_lines
-from patchsmith.formats._assemble import covering_problem
+from patchsmith.formats._assemble import covering_problem, merge_updates
 from patchsmith.formats.registry import FORMATS, format_named, parser_for
 from patchsmith.formats.script import (
     Action,
@@ -40,12 +42,17 @@ def detect_format(text: str) -> EditFormat:
 def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
     """Parse model text into an `EditScript`; never raises.
 
-    With `auto`, formats are tried in registry order and the first whose markers are present
-    and that yields an edit wins; otherwise the first detected format's result (its problems)
-    is returned, or, when none is detected, an empty script with a problem covering the text.
-    An unknown format name gives an empty script with a problem saying so.
+    With `auto`, every format whose markers are present is parsed, one after the
+    other, each on the text left once the earlier ones' regions are blanked out:
+    SEARCH/REPLACE blocks whose markers start a line first (a diff can only hold
+    them indented), then apply_patch envelopes and unified diffs, then str_replace
+    tool calls; whole files only when nothing else gave an edit. So a reply that
+    mixes formats loses nothing, and a diff whose context happens to contain
+    another format's markers is read as the diff it is. With nothing detected,
+    the script is empty with a problem covering the text; an unknown format name
+    gives an empty script with a problem saying so.
     """
-    fmt = format if isinstance(format, EditFormat) else format_named(format)
+    fmt = format if isinstance(format, EditFormat) else format_named(str(format))
     if fmt is None:
         names = ", ".join(f.value for f in EditFormat)
         problem = ParseProblem(
@@ -55,16 +62,85 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
     entry = parser_for(fmt)
     if entry is not None:
         return entry.parse(text)
-    fallback: EditScript | None = None
-    for candidate in FORMATS:
-        if not candidate.detect(text):
-            continue
-        result = candidate.parse(text)
-        if result.edits:
-            return result
-        fallback = fallback or result
-    if fallback is not None:
-        return fallback
+    return _parse_auto(text)
+
+
+# Formats recognised by markers ordinary prose can contain.
+_WEAK = (EditFormat.STR_REPLACE, EditFormat.WHOLE_FILE)
+_LEADING_SEARCH = re.compile(r"^<{5,9} ?SEARCH\b", re.MULTILINE)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _auto_order(text: str) -> list[EditFormat]:
+    containers = [EditFormat.APPLY_PATCH, EditFormat.UDIFF]
+    if _LEADING_SEARCH.search(text):
+        return [EditFormat.SEARCH_REPLACE, *containers, EditFormat.STR_REPLACE]
+    return [*containers, EditFormat.SEARCH_REPLACE, EditFormat.STR_REPLACE]
+
+
+def _parse_auto(text: str) -> EditScript:
     lines = split_lines(text)
-    missing = covering_problem(lines, "no edit found: no diff, envelope, block or tool call")
-    return EditScript(format=EditFormat.AUTO, problems=(missing,))
+    masked = list(lines)
+    edits: list[FileEdit] = []
+    problems: list[ParseProblem] = []
+    regions: list[tuple[int, int]] = []
+    found: list[EditFormat] = []
+    order = _auto_order(text)
+    for fmt in [*order, EditFormat.WHOLE_FILE]:
+        if fmt is EditFormat.WHOLE_FILE and edits:
+            break  # a fenced block after a path is only a whole file when nothing else is
+        entry = parser_for(fmt)
+        remaining = "".join(masked)
+        if entry is None or not entry.detect(remaining):
+            continue
+        result = entry.parse(remaining)
+        if not result.edits and (not result.problems or (fmt in _WEAK and bool(edits))):
+            continue  # JSON-looking prose next to real edits is prose, not a broken call
+        found.append(fmt)
+        edits.extend(result.edits)
+        problems.extend(result.problems)
+        for start, end in result.regions:
+            start, end = _with_fences(masked, start, end)
+            regions.append((start, end))
+            for i in range(start, end):
+                masked[i] = "\n"
+    if not found:
+        missing = covering_problem(lines, "no edit found: no diff, envelope, block or tool call")
+        return EditScript(format=EditFormat.AUTO, problems=(missing,))
+    if not edits:
+        # Nothing parsed into an edit: report what the first detected format could not read.
+        first = parser_for(found[0])
+        assert first is not None
+        return first.parse(text)
+    edits.sort(key=lambda e: e.start_line)
+    problems.sort(key=lambda p: p.start_line)
+    return EditScript(
+        format=found[0] if len(found) == 1 else EditFormat.AUTO,
+        edits=merge_updates(edits),
+        problems=tuple(problems),
+        regions=tuple(sorted(regions)),
+    )
+
+
+def _with_fences(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """A region grown over the fence lines (and the path line) wrapping it, so that what
+    is left does not look like a fenced file of its own."""
+    start, end = max(start, 0), min(end, len(lines))
+    while end < len(lines) and (not lines[end].strip() or _FENCE.match(lines[end])):
+        if _FENCE.match(lines[end]):
+            end += 1
+            break
+        end += 1
+    top = start
+    while top > 0 and not lines[top - 1].strip():
+        top -= 1
+    if top > 0 and _FENCE.match(lines[top - 1]):
+        start = top - 1
+        if start > 0 and _looks_like_path(lines[start - 1]):
+            start -= 1
+    return start, end
+
+
+def _looks_like_path(line: str) -> bool:
+    bare = line.strip().strip("`*").rstrip(":").strip()
+    return bool(bare) and " " not in bare and ("." in bare or "/" in bare)

@@ -59,4 +59,7 @@ def script(
     """The `EditScript`; with no edit, no problem and nothing `recognised`, one covering problem."""
     if not edits and not problems and not recognised:
         problems = [covering_problem(lines, f"no {fmt.value} edit found")]
-    return EditScript(format=fmt, edits=merge_updates(edits), problems=tuple(problems))
+    regions = tuple((e.start_line, e.end_line) for e in edits)
+    return EditScript(
+        format=fmt, edits=merge_updates(edits), problems=tuple(problems), regions=regions
+    )

@@ -111,3 +111,5 @@ class EditScript:
     format: EditFormat
     edits: tuple[FileEdit, ...] = ()
     problems: tuple[ParseProblem, ...] = field(default_factory=tuple)
+    regions: tuple[tuple[int, int], ...] = ()
+    """The model-text lines each edit came from (0-based, end exclusive), before merging."""
