@@ -232,7 +232,7 @@ class Attempt:
             input_text=_storable(self.input_text),
             staged_diff=_storable(staged_diff),
             applied_diff=_storable(report.diff) if written else "",
-            files=tuple(FileRecord.from_change(c) for c in changes),
+            files=tuple(_storable_file(FileRecord.from_change(c)) for c in changes),
             failures=tuple(_storable_failure(f) for f in report.errors),
             decisions=tuple(_stored(d) for d in report.decisions),
             proposal_json=self.proposal_json,
@@ -265,6 +265,11 @@ def _storable(text: str) -> str:
         except UnicodeEncodeError:
             return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+def _storable_file(record: FileRecord) -> FileRecord:
+    old_path = None if record.old_path is None else _storable(record.old_path)
+    return replace(record, path=_storable(record.path), old_path=old_path)
 
 
 def _storable_failure(failure: PatchFailure) -> PatchFailure:

@@ -21,7 +21,7 @@ __all__ = ["apply"]
 
 
 def apply(
-    model_output: str,
+    model_output: str | bytes,
     root: str | os.PathLike[str],
     *,
     format: EditFormat | str = EditFormat.AUTO,
@@ -41,6 +41,11 @@ def apply(
     raises for bad input: a refusal is a report whose `status` is `refused` and
     whose `errors` say what to fix.
     """
+    if isinstance(model_output, bytes):
+        # Bytes from a subprocess or a socket: undecodable ones survive as escapes.
+        model_output = model_output.decode("utf-8", "surrogateescape")
+    if not isinstance(model_output, str):
+        raise TypeError(f"model_output must be str or bytes, not {type(model_output).__name__}")
     # Deferred: the guards load pydantic and the store loads SQLite, and `import
     # patchsmith` must stay cheap.
     from patchsmith._attempt import (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,8 @@ SOURCE = b"x = 1\ny = 2\nz = 4\n"
 GOOD = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n x = 1\n-y = 2\n+y = 3\n z = 4\n"
 BAD = "--- a/c.py\n+++ b/c.py\n@@\n-nope\n+x\n"
 APPLIED = b"x = 1\ny = 3\nz = 4\n"
+
+_RUN_CLI = [sys.executable, "-c", "import sys; from patchsmith.cli import main; sys.exit(main())"]
 
 
 @pytest.fixture(name="root")
@@ -221,15 +224,42 @@ class TestApplyCommand:
     def test_root_not_a_directory(
         self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """-C naming a file exits 1 with a reason, not a traceback."""
+        """-C naming a file is a usage error (exit 2) with a reason, not a traceback."""
         _stdin(monkeypatch, GOOD)
 
         code = main(["apply", "-C", str(root / "a.py")])
 
         err = capsys.readouterr().err
-        assert 1 == code
+        assert 2 == code
         assert "not a directory" in err
         assert "Traceback" not in err
+
+    def test_root_not_a_directory_json(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """With --json, a usage error still prints one JSON object on stdout."""
+        _stdin(monkeypatch, GOOD)
+
+        code = main(["apply", "--json", "-C", str(root / "missing")])
+
+        payload = json.loads(capsys.readouterr().out)
+        assert 2 == code
+        assert "error" == payload["status"]
+        assert "FILE_NOT_FOUND" == payload["errors"][0]["code"]
+
+    def test_non_utf8_stdin_is_refused_cleanly(self, root: Path) -> None:
+        """Random bytes on a real stdin give a refusal, never a decoding traceback."""
+        done = subprocess.run(
+            [*_RUN_CLI, "apply", "-", "-C", str(root), "--json", "--no-record"],
+            input=bytes(range(256)) * 8,
+            capture_output=True,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+            check=False,
+        )
+
+        assert 1 == done.returncode
+        assert b"Traceback" not in done.stderr
+        assert "refused" == json.loads(done.stdout)["status"]
 
     def test_help_lists_every_format_with_example(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`apply --help` names every format and shows an example line of each."""

@@ -206,14 +206,14 @@ class TestGitApply:
         return replica
 
     def test_scenario_replays_exactly(self, tmp_path: Path) -> None:
-        """`git apply` of diff() turns the old tree into exactly the committed tree."""
+        """`git apply` of the byte-exact diff turns the old tree into the committed tree."""
         root = tmp_path / "ws"
         _scenario_tree(root)
         pristine = tmp_path / "pristine"
         shutil.copytree(root, pristine)
         txn = Transaction(Workspace(root))
         _stage_scenario(txn)
-        patch = txn.diff().encode("utf-8", "surrogateescape")
+        patch = render_git_diff_bytes(txn.changes)
         assert txn.commit() is None
         replica = self._replay(tmp_path, pristine, patch)
 
@@ -273,3 +273,19 @@ class TestGitApply:
         replica = self._replay(case, case / "pristine", patch)
 
         assert new_text.encode() == (replica / "f.txt").read_bytes()
+
+
+class TestTextRendering:
+    def test_non_utf8_file_is_shown_as_text(self, tmp_path: Path) -> None:
+        """A Latin-1 file's diff text is valid Unicode showing its decoded lines."""
+        root = tmp_path / "ws"
+        root.mkdir()
+        (root / "l1.txt").write_bytes(b"caf\xe9\nline2\n")
+        txn = Transaction(Workspace(root))
+        txn.update("l1.txt", "caf\xe9\nline 2\n")
+
+        text = render_git_diff(txn.changes)
+
+        assert " café\n-line2\n+line 2\n" in text
+        text.encode("utf-8")  # no surrogate escapes left
+        assert b"caf\xe9" in render_git_diff_bytes(txn.changes)

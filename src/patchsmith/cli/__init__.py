@@ -30,6 +30,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 applied, 1 refused, 2 usage error)."""
+    # File names and texts may hold bytes that are not UTF-8 (kept as surrogate
+    # escapes); print them escaped rather than fail after the work is done.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

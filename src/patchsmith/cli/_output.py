@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable
 
-from patchsmith.errors import PatchFailure
+from patchsmith.errors import FailureCode, PatchFailure
 
-__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "print_failures", "write_json"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REFUSED",
+    "EXIT_USAGE",
+    "missing_root",
+    "print_failures",
+    "usage_error",
+    "write_json",
+]
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -16,8 +25,8 @@ EXIT_USAGE = 2
 
 
 def write_json(payload: dict[str, object]) -> None:
-    """Print `payload` as one JSON object on stdout."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    """Print `payload` as one JSON object on stdout (ASCII, so any terminal encoding reads it)."""
+    sys.stdout.write(json.dumps(payload, ensure_ascii=True) + "\n")
 
 
 def print_failures(
@@ -36,3 +45,24 @@ def print_failures(
             sys.stderr.write("  the file has:\n")
             for line in failure.excerpt.splitlines():
                 sys.stderr.write(f"    {line}\n")
+
+
+def usage_error(command: str, failure: PatchFailure, *, as_json: bool) -> int:
+    """Report a problem with the command line itself (exit 2), as JSON or text."""
+    if as_json:
+        write_json({"status": "error", "errors": [failure.to_json()]})
+    else:
+        print_failures(command, [failure])
+    return EXIT_USAGE
+
+
+def missing_root(command: str, root: str, *, as_json: bool) -> int | None:
+    """Exit 2 with a FILE_NOT_FOUND error when `-C DIR` is not a directory, else None."""
+    if os.path.isdir(root):
+        return None
+    failure = PatchFailure(
+        FailureCode.FILE_NOT_FOUND,
+        f"workspace root {root!r} is not a directory",
+        hint="pass -C with an existing directory",
+    )
+    return usage_error(command, failure, as_json=as_json)

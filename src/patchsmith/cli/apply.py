@@ -6,7 +6,16 @@ import argparse
 import sys
 import textwrap
 
-from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, print_failures, write_json
+from patchsmith.cli._output import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    missing_root,
+    print_failures,
+    usage_error,
+    write_json,
+)
+from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
 from patchsmith.report import ApplyReport, ApplyStatus
 
@@ -113,21 +122,36 @@ def _edit_format(name: str) -> EditFormat:
     return found
 
 
-def _read_patch(name: str) -> str | None:
+def _read_patch(name: str, *, as_json: bool) -> str | None:
+    """The patch text (stdin for "-"), bytes kept as they are; None after saying why not."""
     try:
         if name == "-":
-            return sys.stdin.read()
-        with open(name, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            return handle.read()
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:  # a text stream standing in for stdin (tests, embedding)
+                return str(sys.stdin.read())
+            raw = buffer.read()
+        else:
+            with open(name, "rb") as handle:
+                raw = handle.read()
     except OSError as exc:
-        sys.stderr.write(f"patchsmith apply: cannot read {name}: {exc.strerror or exc}\n")
+        failure = PatchFailure(
+            FailureCode.FILE_NOT_FOUND,
+            f"cannot read {name}: {exc.strerror or exc}",
+            hint="pass a readable patch file, or - to read standard input",
+        )
+        usage_error("apply", failure, as_json=as_json)
         return None
+    # Undecodable bytes survive as surrogate escapes, so a Latin-1 patch still matches.
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def run(args: argparse.Namespace) -> int:
     from patchsmith.api import apply
 
-    text = _read_patch(args.patch)
+    bad_root = missing_root("apply", args.root, as_json=args.json)
+    if bad_root is not None:
+        return bad_root
+    text = _read_patch(args.patch, as_json=args.json)
     if text is None:
         return EXIT_USAGE
     report = apply(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from patchsmith.cli._output import EXIT_USAGE
+from patchsmith.cli._output import EXIT_USAGE, missing_root
 from patchsmith.cli.apply import add_record_option, print_report
 
 __all__ = ["register", "run"]
@@ -54,6 +54,9 @@ def _read(name: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from patchsmith.propose import propose
 
+    bad_root = missing_root("propose", args.root, as_json=args.json)
+    if bad_root is not None:
+        return bad_root
     text = _read(args.proposal)
     if text is None:
         return EXIT_USAGE

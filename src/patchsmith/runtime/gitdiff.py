@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Literal
 
 from patchsmith.formats.script import Action
@@ -242,5 +243,28 @@ def render_git_diff_bytes(changes: Iterable[FileChange]) -> bytes:
 
 
 def render_git_diff(changes: Iterable[FileChange]) -> str:
-    """The git-format diff of `changes`; non-UTF-8 bytes are carried as surrogate escapes."""
-    return render_git_diff_bytes(changes).decode("utf-8", "surrogateescape")
+    """The git-format diff of `changes` as text, for people, models and JSON.
+
+    A file whose bytes are not UTF-8 (Latin-1, UTF-16) is shown by its decoded
+    text, so the diff is always valid Unicode and patchsmith can replay it by
+    content; `render_git_diff_bytes` gives the byte-exact form for `git apply`.
+    """
+    parts = []
+    for change in changes:
+        section = _file_diff(change)
+        try:
+            parts.append(section.decode("utf-8"))
+        except UnicodeDecodeError:
+            parts.append(_file_diff(_as_utf8(change)).decode("utf-8", "surrogateescape"))
+    return "".join(parts)
+
+
+def _as_utf8(change: FileChange) -> FileChange:
+    """The same change with its texts encoded as UTF-8 (binary sides stay as they are)."""
+    old = change.old_bytes
+    new = change.new_bytes
+    if change.old_text is not None:
+        old = change.old_text.encode("utf-8", "surrogateescape")
+    if change.new_text is not None:
+        new = change.new_text.encode("utf-8", "surrogateescape")
+    return replace(change, old_bytes=old, new_bytes=new)

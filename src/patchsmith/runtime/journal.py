@@ -126,9 +126,15 @@ def roll_back(real_root: Path, directory: Path) -> None:
             target.unlink(missing_ok=True)
             temp.unlink(missing_ok=True)
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
             data = (directory / "backup" / str(backup)).read_bytes()
-            write_atomically(target, data, int(record["mode"]), temp)
+            mode = int(record["mode"])
+            temp.unlink(missing_ok=True)
+            if _already(target, data, mode):
+                # Never replaced (the commit stopped before it): rewriting it would need
+                # a temp file in its directory, which may be read-only.
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(target, data, mode, temp)
         parents.add(target.parent)
     for relative in reversed(manifest["created_dirs"]):
         created = _disk_path(real_root, str(relative))
@@ -138,6 +144,16 @@ def roll_back(real_root: Path, directory: Path) -> None:
     for parent in parents:
         if parent.is_dir():
             fsync_directory(parent)
+
+
+def _already(target: Path, data: bytes, mode: int) -> bool:
+    """Whether `target` is a regular file holding exactly `data` with permission bits `mode`."""
+    try:
+        if target.is_symlink() or not target.is_file():
+            return False
+        return (target.stat().st_mode & 0o777) == mode and target.read_bytes() == data
+    except OSError:
+        return False
 
 
 def close_journal(directory: Path) -> None:
