@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pathspec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, PatchProposal
@@ -37,18 +37,18 @@ class GuardSwitches(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    write_scope: bool = True
-    forbidden_paths: bool = True
-    generated_file: bool = True
-    lockfile: bool = True
-    binary_content: bool = True
-    secrets: bool = True
-    empty_write: bool = True
-    file_size: bool = True
-    max_files: bool = True
-    max_changed_lines: bool = True
-    hunks_outside_expected: bool = True
-    syntax: bool = True
+    write_scope: StrictBool = True
+    forbidden_paths: StrictBool = True
+    generated_file: StrictBool = True
+    lockfile: StrictBool = True
+    binary_content: StrictBool = True
+    secrets: StrictBool = True
+    empty_write: StrictBool = True
+    file_size: StrictBool = True
+    max_files: StrictBool = True
+    max_changed_lines: StrictBool = True
+    hunks_outside_expected: StrictBool = True
+    syntax: StrictBool = True
 
 
 class Policy(BaseModel):
@@ -69,7 +69,7 @@ class Policy(BaseModel):
     """Hunks allowed in files outside the proposal's `expected_files`."""
     max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
     guards: GuardSwitches = GuardSwitches()
-    record: bool = True
+    record: StrictBool = True
     """Keep an audit record of each run in `.patchsmith/`."""
 
     @field_validator("include", "exclude", "forbidden")

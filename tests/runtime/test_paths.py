@@ -26,7 +26,6 @@ class TestResolvePath:
             ("src/pkg/mod.py", "src/pkg/mod.py"),
             ("src//pkg/./mod.py", "src/pkg/mod.py"),
             ("src\\pkg\\mod.py", "src/pkg/mod.py"),
-            ("dir/", "dir"),
             ("...", "..."),
             ("a..b/c", "a..b/c"),
             ("foo%20bar.txt", "foo%20bar.txt"),
@@ -211,3 +210,13 @@ class TestCanonicalPath:
         os.makedirs(tmp_path / "a" / "b")
 
         assert "a/b/c.txt" == canonical_path(tmp_path, "a/b/c.txt", follow_final=True)
+
+
+class TestDirectoryNames:
+    def test_trailing_slash_is_refused(self, tmp_path: Path) -> None:
+        """A path ending with a separator names a directory, never a file to write."""
+        for spelled in ("newdir/", "a\\b\\"):
+            failure = resolve_path(tmp_path, spelled)
+
+            assert isinstance(failure, PatchFailure)
+            assert FailureCode.MALFORMED_PATCH == failure.code

@@ -129,7 +129,7 @@ def _read_patch(name: str, *, as_json: bool) -> str | None:
             buffer = getattr(sys.stdin, "buffer", None)
             if buffer is None:  # a text stream standing in for stdin (tests, embedding)
                 return str(sys.stdin.read())
-            raw = buffer.read()
+            raw: bytes = buffer.read()
         else:
             with open(name, "rb") as handle:
                 raw = handle.read()

@@ -142,6 +142,13 @@ def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
     parts = [part for part in user_path.replace("\\", "/").split("/") if part not in ("", ".")]
     if not parts:
         return _outside(user_path, f"path {user_path!r} names the workspace root, not a file")
+    if user_path.endswith(("/", "\\")):
+        return PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"path {user_path[:200]!r} ends with a separator: it names a directory",
+            file=user_path[:200],
+            hint="name the file itself, without a trailing slash",
+        )
     too_long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > 255), None)
     if too_long is not None or len(user_path) > 4096:
         return PatchFailure(
