@@ -185,6 +185,16 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
             run.fail(read)
             return None
         original = read
+    elif run.workspace.disk_path(resolved).is_dir():
+        run.fail(
+            PatchFailure(
+                code=FailureCode.FILE_NOT_FOUND,
+                message=f"{resolved} is a directory, not a file",
+                file=resolved,
+                hint="Name a file inside it; patchsmith edits files only.",
+            )
+        )
+        return None
     elif must_exist:
         run.fail(
             PatchFailure(
