@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith import FailureCode, apply
-from tests.workspace_snapshot import snapshot_tree
 
 DIFF = "--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-x\n+y\n"
 ADD = "*** Begin Patch\n*** Add File: sub\n+x\n*** End Patch\n"
