@@ -182,3 +182,14 @@ class TestMixedAndNested:
         op = script.edits[0].ops[0]
         assert isinstance(op, SearchReplace)
         assert op.search.startswith("--- a/x\n")
+
+    def test_diff_and_whole_file_in_one_reply_are_both_read(self) -> None:
+        """A fenced diff followed by a whole file after its path yields both edits."""
+        text = (
+            "Change notes:\n\n```diff\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n```\n"
+            "\nAnd the new config:\n\nconfig.toml\n```toml\nkey = 1\n```\n"
+        )
+
+        script = parse_edits(text)
+
+        assert ["notes.txt", "config.toml"] == [e.path for e in script.edits]

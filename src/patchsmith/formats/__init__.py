@@ -46,7 +46,7 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
     other, each on the text left once the earlier ones' regions are blanked out:
     SEARCH/REPLACE blocks whose markers start a line first (a diff can only hold
     them indented), then apply_patch envelopes and unified diffs, then str_replace
-    tool calls; whole files only when nothing else gave an edit. So a reply that
+    tool calls, then whole files (a path line and a fence) in what is left. So a reply that
     mixes formats loses nothing, and a diff whose context happens to contain
     another format's markers is read as the diff it is. With nothing detected,
     the script is empty with a problem covering the text; an unknown format name
@@ -87,8 +87,6 @@ def _parse_auto(text: str) -> EditScript:
     found: list[EditFormat] = []
     order = _auto_order(text)
     for fmt in [*order, EditFormat.WHOLE_FILE]:
-        if fmt is EditFormat.WHOLE_FILE and edits:
-            break  # a fenced block after a path is only a whole file when nothing else is
         entry = parser_for(fmt)
         remaining = "".join(masked)
         if entry is None or not entry.detect(remaining):
