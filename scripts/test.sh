@@ -3,5 +3,5 @@
 source "$(dirname "$0")/_venv.sh"
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
-.venv/bin/mypy --strict src
+.venv/bin/mypy --strict --no-incremental src
 .venv/bin/python -m pytest -p no:cacheprovider --cov=patchsmith --cov-report=term "$@"

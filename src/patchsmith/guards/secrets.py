@@ -138,7 +138,8 @@ def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
     # spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost.
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    by_name = {cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()}
+    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    by_name = {plugin.__name__: plugin for plugin in plugins}
     by_flags: dict[int, list[re.Pattern[str]]] = {}
     for name in DETECT_SECRETS_PLUGINS:
         denylist: Iterable[re.Pattern[str]] | None = getattr(by_name[name], "denylist", None)
