@@ -170,8 +170,8 @@ def _stage_missing(
             f"{relative} changed since it was read: expected sha256 "
             f"{expected_sha256}, but the file does not exist",
             file=relative,
-            hint="read the directory again; to create the file pass expected_sha256=None "
-            "and allow_create=True",
+            hint="read the directory again; to create the file, send expected_sha256 null "
+            "(None) and allow_create true",
         )
         return _refused(relative, action, failure)
     if not allow_create:
@@ -179,7 +179,7 @@ def _stage_missing(
             FailureCode.FILE_NOT_FOUND,
             f"{relative} does not exist",
             file=relative,
-            hint="pass allow_create=True to create it",
+            hint="set allow_create to true to create it",
         )
         return _refused(relative, action, failure)
     staged = transaction.create(relative, content, reason=reason)

@@ -104,8 +104,8 @@ def stage_script(
             PatchFailure(
                 code=FailureCode.MALFORMED_PATCH,
                 message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
-                hint="Resend this part as a unified diff, an apply_patch envelope or "
-                "SEARCH/REPLACE blocks; nothing was applied.",
+                hint="Fix what the message names in those lines and resend the edit; "
+                "nothing was applied.",
             )
         )
     if not script.edits and not script.problems:
