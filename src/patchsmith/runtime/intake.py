@@ -551,8 +551,13 @@ def _block_failure(
     what: str,
 ) -> PatchFailure:
     assert state.text is not None
-    contents = split_lines(state.text).contents
     reason = outcome.reason or SkipReason.NO_MATCH
+    # A model resends against the file on disk, so a missing match is shown there (earlier
+    # edits of this patch are not written); the other reasons speak of the text as staged.
+    shown = state.text
+    if reason is SkipReason.NO_MATCH and state.original is not None:
+        shown = state.original.text
+    contents = split_lines(shown).contents
     code = _CODES[reason]
     number = index + 1
     region = closest_region(contents, old, hint_line)
