@@ -178,3 +178,7 @@ def block_from_search_replace(search: str, replace: str, line_hint: int | None =
         lines.extend(BlockLine(Op.ADD, x) for x in new[j1:j2])
     hint = None if line_hint is None else max(line_hint - 1, 0)
     return EditBlock(tuple(lines), hint=hint)
+
+
+def old_kinds(block: EditBlock) -> Sequence[Op]:
+    return [ln.op for ln in block.lines if ln.op is not Op.ADD]
