@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from patchsmith.engine.blocks import EditBlock, block_from_hunk
+from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
 from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import LineKeys, NotPlaced, Placement, find_contiguous, place_block
@@ -115,8 +115,16 @@ def _style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
 
 
 def _already_applied(lines: Lines, block: EditBlock) -> bool:
+    """The new side occurs at exactly one place, and is long enough to be evidence.
+
+    Called only once the old side matched nowhere. One or two changed lines
+    without context happen to occur elsewhere too often: the new side must hold
+    an unchanged (context) line besides an added one, or three non-blank lines.
+    """
     new = [x.rstrip() for x in block.new]
-    if not any(x.strip() for x in new):
+    solid = [ln for ln in block.lines if ln.op is not Op.REMOVE and ln.text.strip()]
+    has_context = any(ln.op is Op.CONTEXT for ln in solid)
+    if not (has_context and len(solid) >= 2) and len(solid) < 3:
         return False
     found = find_contiguous([c.rstrip() for c in lines.contents], new)
     return len(found) == 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
-from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
+from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift, indent_width, leading_ws
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
 
 __all__ = [
@@ -258,11 +258,16 @@ def place_block(
         stripped = block.without_blank_edges()
         if stripped is not None and stripped.old:
             attempts.append((stripped, Strategy.DIRECT_STRIPPED))
-    for level in _levels(options):
+    levels = _levels(options)
+    for depth, level in enumerate(levels):
         for candidate, override in attempts:
             found = _place_contiguous(cache, candidate, level, options)
             if found is None:
                 continue
+            if isinstance(found, Placement):
+                rival = _rival_at_named_place(cache, block, found, levels[depth:], attempts)
+                if rival is not None:
+                    return rival
             if isinstance(found, Placement) and candidate is not block:
                 found = _widen(found, block, candidate)
                 if override is not None and level.strategy is Strategy.DIRECT:
@@ -273,6 +278,49 @@ def place_block(
         if fuzzy is not None:
             return fuzzy
     return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
+    """Whether a place starting at `start` is where the block's line numbers or anchors point."""
+    if block.hint is not None and abs(start - block.hint) <= _TIE_DISTANCE:
+        return True
+    if block.anchors:
+        after = _after_anchors(block.anchors, contents)
+        return after is not None and start >= after
+    return False
+
+
+def _rival_at_named_place(
+    cache: LineKeys,
+    block: EditBlock,
+    found: Placement,
+    levels: Sequence[_Level],
+    attempts: Sequence[tuple[EditBlock, Strategy | None]],
+) -> NotPlaced | None:
+    """AMBIGUOUS when a looser match sits where the block says it goes and `found` does not.
+
+    Line numbers and anchors never place a block on their own, and a strict match
+    elsewhere must not silently win over the named place either: a stale trailing
+    space or re-indented line there makes both places equally plausible.
+    """
+    contents = cache.contents
+    if block.hint is None and not block.anchors:
+        return None
+    if _named(block, found.start, contents):
+        return None
+    for level in levels:
+        for candidate, _ in attempts:
+            for start in _contiguous_starts(cache, candidate, level):
+                overlaps = start < found.end and found.start < start + len(candidate.old)
+                if not overlaps and _named(block, start, contents):
+                    both = tuple(sorted((found.start, start)))
+                    return NotPlaced(
+                        SkipReason.AMBIGUOUS,
+                        "the hunk matches exactly at one place and, with looser whitespace or "
+                        "indentation, at the place its line numbers or anchors name",
+                        both,
+                    )
+    return None
 
 
 def _widen(found: Placement, block: EditBlock, stripped: EditBlock) -> Placement:
@@ -301,24 +349,30 @@ def _place_insertion(contents: Sequence[str], block: EditBlock) -> Placement | N
     )
 
 
+def _contiguous_starts(
+    cache: LineKeys, block: EditBlock, level: _Level
+) -> dict[int, IndentShift | None]:
+    """Every start where the block's old lines match at `level`, with its indentation shift."""
+    old = block.old
+    if len(old) > len(cache.contents):
+        return {}  # cannot fit; skip normalising a huge hunk against a small file
+    starts = find_contiguous(cache.keys(level.key), level.key.lines(old))
+    if level.indent is None:
+        return dict.fromkeys(starts)
+    shifts: dict[int, IndentShift | None] = {}
+    for s in starts:
+        shift = indent_shift(old, cache.contents[s : s + len(old)], level.indent)
+        if shift is not None:
+            shifts[s] = shift
+    return shifts
+
+
 def _place_contiguous(
     cache: LineKeys, block: EditBlock, level: _Level, options: EngineOptions
 ) -> Placement | NotPlaced | None:
     old = block.old
-    if len(old) > len(cache.contents):
-        return None  # cannot fit; skip normalising a huge hunk against a small file
-    bkeys = level.key.lines(old)
-    fkeys = cache.keys(level.key)
-    starts = find_contiguous(fkeys, bkeys)
-    shifts: dict[int, IndentShift] = {}
-    if level.indent is not None:
-        kept = []
-        for s in starts:
-            shift = indent_shift(old, cache.contents[s : s + len(old)], level.indent)
-            if shift is not None:
-                kept.append(s)
-                shifts[s] = shift
-        starts = kept
+    shifts = _contiguous_starts(cache, block, level)
+    starts = list(shifts)
     if not starts:
         return None
     if len(starts) > 1:
@@ -402,7 +456,7 @@ def _fuzzy_with_key(
     for s in sorted(starts):
         lo = max(0, s - _SLACK - gap)
         hi = min(len(fkeys), s + len(old) + _SLACK + gap)
-        fit = _align(bkeys, kinds, elided, fkeys, lo, hi)
+        fit = _align(bkeys, kinds, elided, fkeys, lo, hi, cache.contents)
         if fit is None:
             continue
         span = (fit.pairs[0][1], fit.pairs[-1][1] + 1)
@@ -469,6 +523,7 @@ def _align(
     fkeys: Sequence[str],
     lo: int,
     hi: int,
+    contents: Sequence[str],
 ) -> _Fit | None:
     """Longest common subsequence of old lines and file[lo:hi], then the tolerance rules.
 
@@ -512,6 +567,9 @@ def _align(
             i += 1
     if not solid_pairs:
         return None
+    for (j1, i1), (j2, i2) in pairwise(solid_pairs):
+        if any(elided[j1 + 1 : j2]) and not _same_block(contents, i1, i2):
+            return None
     pairs = _pair_blanks(solid_pairs, bkeys, elided, fkeys)
     matched = {j for j, _ in pairs}
     altered = 0
@@ -538,6 +596,24 @@ def _align(
     if score < 2:
         return None
     return _Fit(tuple(pairs), score)
+
+
+def _same_block(contents: Sequence[str], first: int, last: int) -> bool:
+    """Whether the file lines an elision skips, between `first` and `last`, stay in one block.
+
+    Indentation bounds the block: after an opener (`last` indented deeper than `first`)
+    every skipped line must be deeper than the opener; otherwise none may be shallower
+    than `last`. A skipped line that dedents further closed the block the elision
+    started in, so `...` would stretch into the next function or class.
+    """
+    opener = indent_width(leading_ws(contents[first]), 8)
+    closer = indent_width(leading_ws(contents[last]), 8)
+    floor = min(closer, opener + 1)
+    for i in range(first + 1, last):
+        line = contents[i]
+        if line.strip() and indent_width(leading_ws(line), 8) < floor:
+            return False
+    return True
 
 
 def _pair_blanks(

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from patchsmith.engine.blocks import EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentStyle, indent_unit
 from patchsmith.engine.locate import Placement
 from patchsmith.engine.textlines import Lines, dominant_ending
 
-__all__ = ["splice_block"]
+__all__ = ["in_text_literal", "splice_block"]
+
+
+_LITERAL_DELIMITERS = ('"""', "'''", "`")
+
+
+def in_text_literal(contents: Sequence[str], line: int) -> bool:
+    """Whether file line `line` seems to sit inside a multi-line string literal.
+
+    A delimiter that spans lines (a Python triple quote, a JavaScript template
+    backtick) occurring an odd number of times before the line leaves it open.
+    A heuristic, used only to keep added text as the model wrote it.
+    """
+    before = "\n".join(contents[:line])
+    return any(before.count(mark) % 2 == 1 for mark in _LITERAL_DELIMITERS)
+
+
+def _changes_any(style: IndentStyle, block: EditBlock) -> bool:
+    unit = indent_unit([ln.text for ln in block.lines])
+    return any(ln.op is Op.ADD and style.conform(ln.text, unit) != ln.text for ln in block.lines)
 
 
 def splice_block(
@@ -45,6 +66,13 @@ def splice_block(
     next_aligned = iter(aligned)
     upcoming = next(next_aligned, placement.end)
     if style is not None and not style.applies_to(block.old):
+        style = None
+    if (
+        style is not None
+        and _changes_any(style, block)
+        and in_text_literal(contents, placement.start)
+    ):
+        # A template inside a string (a Makefile in a .py file) keeps its own tabs.
         style = None
     block_unit = indent_unit([ln.text for ln in block.lines]) if style else 4
     for ln in block.lines:
