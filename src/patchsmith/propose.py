@@ -126,7 +126,8 @@ def propose(
     if pre_failures:
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
-        staged = _stage(workspace, transaction, loaded, scripts)
+        limit = rules.max_file_bytes if rules.guard_enabled("file_size") else None
+        staged = _stage(workspace, transaction, loaded, scripts, limit)
         template = _with_files(template, staged.files)
         if staged.failures:
             return attempt.finish(
@@ -217,7 +218,11 @@ class _Staged:
 
 
 def _stage(
-    workspace: Workspace, transaction: Transaction, proposal: PatchProposal, script: EditScript
+    workspace: Workspace,
+    transaction: Transaction,
+    proposal: PatchProposal,
+    script: EditScript,
+    size_limit: int | None,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
     # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
@@ -225,7 +230,13 @@ def _stage(
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
     if script.edits or script.problems:
-        plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
+        plan = stage_script(
+            script,
+            workspace,
+            transaction,
+            options=EngineOptions.default(),
+            size_limit=size_limit,
+        )
         files.extend(
             FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
             for f in plan.files

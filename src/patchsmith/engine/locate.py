@@ -568,7 +568,12 @@ def _align(
     if not solid_pairs:
         return None
     for (j1, i1), (j2, i2) in pairwise(solid_pairs):
-        if any(elided[j1 + 1 : j2]) and not _same_block(contents, i1, i2):
+        marker = next((j for j in range(j1 + 1, j2) if elided[j]), None)
+        if (
+            marker is not None
+            and _inside_opener(kinds, j1, marker)
+            and not _stays_inside(contents, i1, i2)
+        ):
             return None
     pairs = _pair_blanks(solid_pairs, bkeys, elided, fkeys)
     matched = {j for j, _ in pairs}
@@ -598,22 +603,29 @@ def _align(
     return _Fit(tuple(pairs), score)
 
 
-def _same_block(contents: Sequence[str], first: int, last: int) -> bool:
-    """Whether the file lines an elision skips, between `first` and `last`, stay in one block.
+def _inside_opener(kinds: Sequence[BlockLine], before: int, marker: int) -> bool:
+    """Whether the block indents its elision deeper than the solid line before it.
 
-    Indentation bounds the block: after an opener (`last` indented deeper than `first`)
-    every skipped line must be deeper than the opener; otherwise none may be shallower
-    than `last`. A skipped line that dedents further closed the block the elision
-    started in, so `...` would stretch into the next function or class.
+    `def foo():` followed by an indented `...` says "the rest of foo's body here",
+    so the lines it stands for must all be inside foo.
+    """
+    text = kinds[before].text
+    deeper = indent_width(leading_ws(kinds[marker].text), 8)
+    return deeper > indent_width(leading_ws(text), 8)
+
+
+def _stays_inside(contents: Sequence[str], first: int, last: int) -> bool:
+    """Whether every file line strictly between `first` and `last` is indented deeper than `first`.
+
+    A line at `first`'s depth or shallower ends the block `first` opens (the next
+    `def`, a closing brace): an elision must not stretch past it.
     """
     opener = indent_width(leading_ws(contents[first]), 8)
-    closer = indent_width(leading_ws(contents[last]), 8)
-    floor = min(closer, opener + 1)
-    for i in range(first + 1, last):
-        line = contents[i]
-        if line.strip() and indent_width(leading_ws(line), 8) < floor:
-            return False
-    return True
+    return all(
+        indent_width(leading_ws(line), 8) > opener
+        for line in contents[first + 1 : last + 1]
+        if line.strip()
+    )
 
 
 def _pair_blanks(

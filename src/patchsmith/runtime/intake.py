@@ -82,6 +82,7 @@ class _Run:
     workspace: Workspace
     options: EngineOptions
     partial: bool
+    size_limit: int | None = None
     files: dict[str, _File] = field(default_factory=dict)
     failures: list[PatchFailure] = field(default_factory=list)
 
@@ -96,12 +97,15 @@ def stage_script(
     *,
     options: EngineOptions,
     partial: bool = False,
+    size_limit: int | None = None,
 ) -> StagePlan:
     """Locate every edit of `script`; stage the results unless something failed.
 
-    With `partial`, what located is staged even when other edits failed.
+    With `partial`, what located is staged even when other edits failed. A file
+    larger than `size_limit` bytes is refused as FILE_TOO_LARGE before it is
+    read or parsed (the policy's `max_file_bytes`, when its size guard is on).
     """
-    run = _Run(workspace, options, partial)
+    run = _Run(workspace, options, partial, size_limit)
     for problem in script.problems:
         run.fail(
             PatchFailure(
@@ -183,6 +187,10 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         return moved_here
     original: TextFile | None = None
     if run.workspace.exists(resolved):
+        too_large = _too_large(run, resolved)
+        if too_large is not None:
+            run.fail(too_large)
+            return None
         read = run.workspace.read(resolved)
         if isinstance(read, PatchFailure):
             run.fail(read)
@@ -212,6 +220,25 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     state = _File(resolved, original, original.text if original else None)
     run.files[resolved] = state
     return state
+
+
+def _too_large(run: _Run, path: str) -> PatchFailure | None:
+    """FILE_TOO_LARGE for a file over the size limit, found by its size alone (never read)."""
+    if run.size_limit is None:
+        return None
+    try:
+        size = run.workspace.disk_path(path).stat().st_size
+    except OSError:
+        return None  # the read that follows reports it
+    if size <= run.size_limit:
+        return None
+    return PatchFailure(
+        code=FailureCode.FILE_TOO_LARGE,
+        message=f"{path} is {size} bytes, above the limit of {run.size_limit}; "
+        "patchsmith does not read or edit it",
+        file=path,
+        hint="Edit this file another way, or raise max_file_bytes in the policy.",
+    )
 
 
 def _sha(state: _File) -> str | None:
