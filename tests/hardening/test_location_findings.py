@@ -93,7 +93,9 @@ class TestElisionBounds:
 
     def test_hunk_elision_does_not_cross(self, tmp_path: Path) -> None:
         root = make_tree(tmp_path / "ws", {"m.py": TWO_FUNCTIONS.encode()})
-        diff = "--- a/m.py\n+++ b/m.py\n@@ @@\n def foo():\n     ...\n-    return 1\n+    return 2\n"
+        diff = (
+            "--- a/m.py\n+++ b/m.py\n@@ @@\n def foo():\n     ...\n-    return 1\n+    return 2\n"
+        )
         _refused(diff, root)
 
     def test_elision_inside_the_block_still_applies(self, tmp_path: Path) -> None:
