@@ -18,6 +18,8 @@ from patchsmith.guards.syntax import SyntaxGuard
 from patchsmith.policy import Policy
 from patchsmith.propose import propose
 from patchsmith.report import ApplyStatus
+from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.workspace import Workspace
 
 
 def _never_parse(_guard: object, changes: list[object], _ctx: object) -> list[object]:
@@ -153,3 +155,23 @@ class TestHostileJson:
         out = json.loads(capsys.readouterr().out)
         assert 0 != code
         assert "INVALID_PROPOSAL" == out["errors"][0]["code"]
+
+
+class TestManyFiles:
+    """Finding 8: staging thousands of files checks overlaps by lookup (was quadratic)."""
+
+    def test_overlapping_paths_still_conflict(self, tmp_path: Path) -> None:
+        root = make_tree(tmp_path / "ws", {"a.py": b"x = 1\n"})
+        transaction = Transaction(Workspace(root))
+        assert transaction.create("d/e/f.py", "x") is None
+        failure = transaction.create("d", "y")
+        assert failure is not None
+        assert FailureCode.CONFLICTING_EDITS == failure.code
+        assert "d/e/f.py" in failure.message
+
+    def test_thousand_files_stage(self, tmp_path: Path) -> None:
+        root = make_tree(tmp_path / "ws", {"a.py": b"x = 1\n"})
+        text = "".join(f"d{i % 10}/f{i}.py\n```python\nx = {i}\n```\n" for i in range(1000))
+        report = apply(text, root, record=False, check=True)
+        assert report.ok
+        assert 1000 == len(report.files)

@@ -84,6 +84,8 @@ class _Run:
     partial: bool
     size_limit: int | None = None
     files: dict[str, _File] = field(default_factory=dict)
+    moved: dict[str, _File] = field(default_factory=dict)
+    """Files this patch moves, by target path (kept by `_move` and `_delete`)."""
     failures: list[PatchFailure] = field(default_factory=list)
 
     def fail(self, failure: PatchFailure) -> None:
@@ -181,7 +183,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         return None
     if resolved in run.files:
         return run.files[resolved]
-    moved_here = next((f for f in run.files.values() if f.moved_to == resolved), None)
+    moved_here = run.moved.get(resolved)
     if moved_here is not None:
         # Edited under the name an earlier part of this patch moved it to.
         return moved_here
@@ -322,6 +324,8 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
     state.text = None
     state.action = Action.DELETE
     # Moved earlier in this patch, then deleted under its new name: the original goes.
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = None
     state.applied += 1
 
@@ -369,8 +373,11 @@ def _move(run: _Run, path: str, edit: FileEdit) -> None:
         return
     _run_ops(run, state, edit.ops)
     state.action = Action.MOVE
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = target if target != state.path else None
     if state.moved_to is not None:
+        run.moved[state.moved_to] = state
         state.applied += 1
         state.total += 1
 

@@ -101,6 +101,8 @@ class Transaction:
         self._workspace = workspace
         self._staged: dict[str, FileChange] = {}
         self._claimed: dict[str, str] = {}
+        self._claimed_dirs: dict[str, str] = {}
+        """Every parent directory of a claimed path, with one path claimed under it."""
         self._state = _State.OPEN
 
     def __enter__(self) -> Transaction:
@@ -478,10 +480,21 @@ class Transaction:
     def _check_unclaimed(self, path: str) -> PatchFailure | None:
         if path in self._claimed:
             return _conflict(path, f"{path} is already staged ({self._claimed[path]})")
-        for claimed, what in self._claimed.items():
-            if claimed.startswith(path + "/") or path.startswith(claimed + "/"):
-                return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        # Parents and children are looked up, not scanned: staging stays linear in files.
+        for parent in _parents(path):
+            if parent in self._claimed:
+                what = self._claimed[parent]
+                return _conflict(path, f"{path} overlaps {parent}, already staged ({what})")
+        if path in self._claimed_dirs:
+            claimed = self._claimed_dirs[path]
+            what = self._claimed[claimed]
+            return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
         return None
+
+    def _claim(self, path: str, what: str) -> None:
+        self._claimed[path] = what
+        for parent in _parents(path):
+            self._claimed_dirs.setdefault(parent, path)
 
     def _check_free(self, path: str) -> PatchFailure | None:
         workspace = self._workspace
@@ -505,6 +518,6 @@ class Transaction:
 
     def _stage(self, change: FileChange, what: str, also: str | None = None) -> None:
         self._staged[change.path] = change
-        self._claimed[change.path] = what
+        self._claim(change.path, what)
         if also is not None:
-            self._claimed[also] = what
+            self._claim(also, what)
