@@ -44,7 +44,8 @@ def ws(files):
 """
 
 _EPILOGUE = """
-apply(\"--- a/warm.txt\\n+++ b/warm.txt\\n@@ -1 +1 @@\\n-a\\n+b\\n\", tempfile.mkdtemp(), record=False)
+warm = "--- a/warm.txt\\n+++ b/warm.txt\\n@@ -1 +1 @@\\n-a\\n+b\\n"
+apply(warm, tempfile.mkdtemp(), record=False)  # imports and caches, not timed
 started = time.perf_counter()
 report = call()
 elapsed = time.perf_counter() - started
@@ -222,11 +223,7 @@ class Measure:
 
 
 def run_case(case: Case) -> Measure:
-    script = (
-        _PRELUDE.format(src=str(ROOT / "src"))
-        + textwrap.dedent(case.body)
-        + _EPILOGUE
-    )
+    script = _PRELUDE.format(src=str(ROOT / "src")) + textwrap.dedent(case.body) + _EPILOGUE
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False
     )
