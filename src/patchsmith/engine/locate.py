@@ -11,6 +11,7 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -154,15 +155,17 @@ def _levels(options: EngineOptions) -> list[_Level]:
 
 
 class LineKeys:
-    """A file's lines under each normalisation, computed on first use.
+    """A file's lines under each normalisation, and how often each occurs, computed on first use.
 
     It can outlive one placement: after a block is spliced in, `replace` updates
-    every computed list in place, so a file with many hunks is normalised once.
+    every computed list and count, so a file with many hunks is normalised once
+    and a block whose rarest line occurs once is found without scanning the file.
     """
 
     def __init__(self, contents: Sequence[str]) -> None:
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
+        self._counts: dict[Normalisation, Counter[str]] = {}
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -171,13 +174,73 @@ class LineKeys:
             self._keys[key] = key.lines(self.contents)
         return self._keys[key]
 
-    def replace(self, start: int, end: int, contents: Sequence[str]) -> None:
-        """Lines [start, end) became `contents[start:start + n]`, the file now `contents`."""
-        added = len(contents) - len(self.contents) + (end - start)
-        region = contents[start : start + added]
+    def counts(self, key: Normalisation) -> Counter[str]:
+        """How many file lines have each normalised text."""
+        if key not in self._counts:
+            self._counts[key] = Counter(self.keys(key))
+        return self._counts[key]
+
+    def replace(
+        self,
+        start: int,
+        end: int,
+        old: Sequence[str],
+        region: Sequence[str],
+        contents: Sequence[str],
+    ) -> None:
+        """Lines [start, end), whose texts were `old`, are now `region`; the file is `contents`.
+
+        `contents` may be the very list that was edited in place.
+        """
+        for key, counts in self._counts.items():
+            counts.subtract(old if key == EXACT else key.lines(old))
+            counts.update(region if key == EXACT else key.lines(region))
         for key, keys in self._keys.items():
             keys[start:end] = key.lines(region)
         self.contents = contents
+
+    def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
+        """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
+
+        When the block's rarest solid line occurs once in the file, that one place is
+        the only candidate: it is looked for near `near` first, so a file edited by
+        many hunks is not scanned once per hunk.
+        """
+        fkeys = self.keys(key)
+        counts = self.counts(key)
+        solid = [j for j, k in enumerate(bkeys) if k.strip()]
+        if not solid:
+            return find_contiguous(fkeys, bkeys)
+        j = min(solid, key=lambda i: counts[bkeys[i]])
+        seen = counts[bkeys[j]]
+        if seen <= 0:
+            return []
+        if seen > 1 or not isinstance(fkeys, list):
+            return find_contiguous(fkeys, bkeys)
+        probe = bkeys[j]
+        at = -1
+        if near is not None:
+            lo = max(near + j - _NEAR, 0)
+            hi = max(min(near + j + _NEAR, len(fkeys)), lo)
+            at = _index(fkeys, probe, lo, hi)
+        if at < 0:
+            at = _index(fkeys, probe, 0, len(fkeys))
+        s = at - j
+        m = len(bkeys)
+        if at < 0 or s < 0 or s + m > len(fkeys):
+            return []
+        return [s] if all(fkeys[s + i] == bkeys[i] for i in range(m)) else []
+
+
+_NEAR = 64
+"""How far around the named line a unique probe line is looked for before the whole file."""
+
+
+def _index(keys: list[str], wanted: str, lo: int, hi: int) -> int:
+    try:
+        return keys.index(wanted, lo, hi)
+    except ValueError:
+        return -1
 
 
 def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
@@ -356,7 +419,7 @@ def _contiguous_starts(
     old = block.old
     if len(old) > len(cache.contents):
         return {}  # cannot fit; skip normalising a huge hunk against a small file
-    starts = find_contiguous(cache.keys(level.key), level.key.lines(old))
+    starts = cache.find(level.key, level.key.lines(old), block.hint)
     if level.indent is None:
         return dict.fromkeys(starts)
     shifts: dict[int, IndentShift | None] = {}
@@ -444,7 +507,8 @@ def _fuzzy_with_key(
     # The rarest few lines (removed ones first) propose where the block may start;
     # counting and scanning run in C, so this stays linear in the file's length.
     pool = (removed or solid)[:_PROBE_POOL]
-    probes = sorted(pool, key=lambda j: fkeys.count(bkeys[j]))
+    counts = cache.counts(key)
+    probes = sorted(pool, key=lambda j: counts[bkeys[j]])
     gap = _ELISION_GAP if any(elided) else 0
     starts: set[int] = set()
     for j in probes[:3]:

@@ -38,6 +38,8 @@ def splice_block(
     *,
     keep_line_endings: bool = True,
     style: IndentStyle | None = None,
+    eol: str | None = None,
+    in_place: bool = False,
 ) -> Lines:
     """The file with `placement`'s span replaced by the block's new side.
 
@@ -49,9 +51,10 @@ def splice_block(
     dominant line ending.
     """
     contents, endings = lines.contents, lines.endings
-    # A file that shows no line ending (empty, or one unterminated line) takes the hunk's.
-    shown = any(endings)
-    eol = (dominant_ending(endings) if shown else block.ending) if keep_line_endings else "\n"
+    if eol is None:
+        # A file that shows no line ending (empty, or one unterminated line) takes the hunk's.
+        shown = any(endings)
+        eol = (dominant_ending(endings) if shown else block.ending) if keep_line_endings else "\n"
     pairs = dict(placement.pairs)
     aligned = sorted(pairs.values())
     out_c: list[str] = []
@@ -107,13 +110,14 @@ def splice_block(
         take(cursor)
         cursor += 1
 
-    # One copy and one in-place splice each (cheaper than joining three slices).
-    new_contents = contents.copy()
-    new_contents[placement.start : placement.end] = out_c
-    new_endings = endings.copy()
-    new_endings[placement.start : placement.end] = out_e
-    at_eof = placement.end == len(contents)
     had_final_newline = not endings or endings[-1] != ""
+    # One copy and one in-place splice each (cheaper than joining three slices); with
+    # `in_place` the caller's lists are edited and no copy is made.
+    new_contents = contents if in_place else contents.copy()
+    new_contents[placement.start : placement.end] = out_c
+    new_endings = endings if in_place else endings.copy()
+    new_endings[placement.start : placement.end] = out_e
+    at_eof = placement.start + len(out_c) == len(new_contents)
     # Every line but the last needs an ending. Only the file's old last line can lack
     # one, and it now sits inside the new region or just before it.
     last = len(new_endings) - 1
@@ -125,6 +129,6 @@ def splice_block(
             new_endings[-1] = "" if block.new_no_eol else (new_endings[-1] or eol)
         elif not had_final_newline:
             new_endings[-1] = ""
-    if not keep_line_endings:
-        new_endings = ["\n" if e else "" for e in new_endings]
+    if not keep_line_endings and not in_place:  # in place: the caller made every ending LF
+        new_endings[:] = ["\n" if e else "" for e in new_endings]
     return Lines(new_contents, new_endings)
