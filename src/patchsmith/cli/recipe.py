@@ -74,7 +74,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("recipe", help="a recipe id or a recipe file")
     run.add_argument("paths", nargs="*", help="narrow the scope (gitignore-style patterns)")
     run.add_argument("--apply", action="store_true", help="write the changes")
-    run.add_argument("--no-diff", action="store_true", help="leave the diffs out of the text report")
+    run.add_argument(
+        "--no-diff", action="store_true", help="leave the diffs out of the text report"
+    )
     add_record_option(run)
     common(run)
     run.set_defaults(func=_run)
@@ -90,7 +92,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     new.add_argument("--before", required=True, type=Path, help="a file before the change")
     new.add_argument("--after", required=True, type=Path, help="the same file after it")
     new.add_argument("--language", required=True, help="python, java, javascript, ...")
-    new.add_argument("--into", type=Path, help="the recipes folder (default: DIR/.patchsmith/recipes)")
+    new.add_argument(
+        "--into", type=Path, help="the recipes folder (default: DIR/.patchsmith/recipes)"
+    )
     common(new)
     new.set_defaults(func=_new)
 

@@ -63,9 +63,7 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
     ]
 
 
-def preconditions(
-    recipe: Recipe, root: Path, work: WorkSet
-) -> list[RecipeCheck] | PatchFailure:
+def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck] | PatchFailure:
     """Each precondition checked against the workspace (pattern_present over the recipe's files)."""
     results: list[RecipeCheck] = []
     manifests: dict[str, set[str]] | None = None
@@ -101,7 +99,9 @@ def preconditions(
             if isinstance(found, PatchFailure):
                 return found
             evidence = f"{len(found)} match(es) in {len(work.paths)} file(s)"
-            results.append(_check(f"pattern_present {pre.pattern}", bool(found), evidence, before=True))
+            results.append(
+                _check(f"pattern_present {pre.pattern}", bool(found), evidence, before=True)
+            )
     return results
 
 
@@ -120,9 +120,9 @@ def _pattern_matches(
     return found if isinstance(found, PatchFailure) else [f"{m.path}:{m.line}" for m in found]
 
 
-def postconditions(recipe: Recipe, changed: Mapping[str, bytes], work: WorkSet) -> (
-    list[RecipeCheck] | PatchFailure
-):
+def postconditions(
+    recipe: Recipe, changed: Mapping[str, bytes], work: WorkSet
+) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them)."""
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -132,7 +132,9 @@ def postconditions(recipe: Recipe, changed: Mapping[str, bytes], work: WorkSet) 
                 return found
             where = f": {', '.join(found[:5])}" if found else ""
             evidence = f"{len(found)} match(es) left in {len(changed)} changed file(s){where}"
-            results.append(_check(f"no_reference {post.pattern}", not found, evidence, before=False))
+            results.append(
+                _check(f"no_reference {post.pattern}", not found, evidence, before=False)
+            )
         else:
             assert isinstance(post, CompilesCheck | TestsPassCheck)
             results.append(_syntax(post.type, post.profile, changed))

@@ -1,4 +1,4 @@
-"""Which files a recipe reads: its language's suffixes, its scope, and never patchsmith's own state."""
+"""Which files a recipe reads: its languages' suffixes and its scope, never patchsmith's state."""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ from patchsmith.codemod.report import RecipeStatus
 __all__ = [
     "FixtureKind",
     "FixtureResult",
-    "scaffold_recipe",
     "run_fixtures",
+    "scaffold_recipe",
 ]
 
 JAVAC_TIMEOUT_SECONDS = 120.0
@@ -102,7 +102,9 @@ def run_fixtures(entry: RecipeEntry) -> list[FixtureResult]:
     """Run every fixture of `entry`; a missing positive or negative fixture is a failure too."""
     rid = entry.recipe.recipe_id
     results: list[FixtureResult] = []
-    cases = sorted(p for p in entry.fixtures.iterdir() if p.is_dir()) if entry.fixtures.is_dir() else []
+    cases = (
+        sorted(p for p in entry.fixtures.iterdir() if p.is_dir()) if entry.fixtures.is_dir() else []
+    )
     for case in cases:
         with tempfile.TemporaryDirectory(prefix="patchsmith-fixture-") as tmp:
             work = Path(tmp) / "work"
@@ -209,7 +211,11 @@ def scaffold_recipe(
         ],
         "idempotency": {"rerun_produces_no_diff": True},
     }
-    for sub, text in (("example/before", before), ("example/after", after), ("migrated/unchanged", after)):
+    for sub, text in (
+        ("example/before", before),
+        ("example/after", after),
+        ("migrated/unchanged", after),
+    ):
         target = home / "fixtures" / sub / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

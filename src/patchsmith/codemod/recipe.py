@@ -268,7 +268,7 @@ RecipePostcondition = Annotated[
 
 
 class Scope(RecipePart):
-    """Gitignore-style patterns: which files the recipe reads (default: every file of its language)."""
+    """Gitignore-style patterns of the files the recipe reads (default: all of its language)."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

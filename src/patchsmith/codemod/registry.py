@@ -53,7 +53,10 @@ class RecipeEntry:
 
 
 def _configured(root: Path) -> tuple[list[Path], PatchFailure | None]:
-    for name, keys in (("patchsmith.toml", ("codemod",)), ("pyproject.toml", ("tool", "patchsmith", "codemod"))):
+    for name, keys in (
+        ("patchsmith.toml", ("codemod",)),
+        ("pyproject.toml", ("tool", "patchsmith", "codemod")),
+    ):
         path = root / name
         if not path.is_file():
             continue
@@ -74,9 +77,9 @@ def _configured(root: Path) -> tuple[list[Path], PatchFailure | None]:
     return [], None
 
 
-def recipe_dirs(root: Path | None, extra: Iterable[str | os.PathLike[str]] = ()) -> (
-    tuple[list[Path], PatchFailure | None]
-):
+def recipe_dirs(
+    root: Path | None, extra: Iterable[str | os.PathLike[str]] = ()
+) -> tuple[list[Path], PatchFailure | None]:
     """The folders searched for recipes, in order, and a failure when the settings are bad."""
     dirs = [Path(d) for d in extra]
     failure = None

@@ -127,7 +127,7 @@ def plan_recipe(
     return plan
 
 
-def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> None | PatchFailure:
+def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> PatchFailure | None:
     """NOT_IDEMPOTENT when running the recipe again on its output changes anything."""
     with tempfile.TemporaryDirectory(prefix="patchsmith-rerun-") as tmp:
         work = WorkSet.from_texts(changed, Path(tmp))
@@ -284,9 +284,7 @@ def run_recipe(
     if blocked or isinstance(rules, PatchFailure):
         finished = attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=dry_run))
         return report(RecipePlan(entry.recipe), RecipeStatus.REFUSED, errors=finished.errors)
-    plan = plan_recipe(
-        entry.recipe, workspace.root, paths=paths, policy=rules, progress=progress
-    )
+    plan = plan_recipe(entry.recipe, workspace.root, paths=paths, policy=rules, progress=progress)
     if plan.errors:
         finished = attempt.finish(
             ApplyReport(ApplyStatus.REFUSED, errors=tuple(plan.errors), check=dry_run)

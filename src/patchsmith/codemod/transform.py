@@ -52,7 +52,7 @@ class Transformed:
 
 
 def transform(recipe: Recipe, work: WorkSet) -> Transformed:
-    """Apply every operation and the import changes to `work`; failures are collected, not raised."""
+    """Apply every operation and the import changes to `work`; failures are collected."""
     result = Transformed()
     operations = list(recipe.operations)
     index = 0

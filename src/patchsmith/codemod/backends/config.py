@@ -89,7 +89,9 @@ def _toml_keys(root: Node) -> Iterator[tuple[tuple[str, ...], Node]]:
         yield from _toml_pairs(pairs, prefix)
 
 
-def _toml_pairs(pairs: list[Node], prefix: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
+def _toml_pairs(
+    pairs: list[Node], prefix: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], Node]]:
     for pair in pairs:
         path = prefix
         if not pair.children:
@@ -173,7 +175,7 @@ def _new_token(kind: str, node: Node, new: str) -> str:
 
 
 def load_data(kind: str, text: str) -> object:
-    """The data of a config text (every YAML document), as plain values; ValueError if unreadable."""
+    """The data of a config text (every YAML document) as plain values; ValueError if unreadable."""
     if kind == "toml":
         import tomlkit
         from tomlkit.exceptions import TOMLKitError
@@ -217,7 +219,9 @@ def renamed_data(data: object, path: tuple[str, ...], new: str) -> object:
 
 def _same_path(found: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
     """`wanted` may hold `*` segments, each standing for any one key."""
-    return len(found) == len(wanted) and all(w in ("*", f) for f, w in zip(found, wanted, strict=True))
+    return len(found) == len(wanted) and all(
+        w in ("*", f) for f, w in zip(found, wanted, strict=True)
+    )
 
 
 def rename_key(

@@ -182,7 +182,9 @@ def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchF
             node = info.imports.get(qualified)
             if node is None or qualified.rpartition(".")[2] in used:
                 continue
-            edits.append(EditGroup((Edit(node.start_byte, _line_end(data, node.end_byte), b""),), 0))
+            edits.append(
+                EditGroup((Edit(node.start_byte, _line_end(data, node.end_byte), b""),), 0)
+            )
         anchor = _import_anchor(root, data)
         for qualified in imports.add:
             package, _, simple = qualified.rpartition(".")

@@ -128,9 +128,9 @@ class _Renamer(cst.CSTTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._depth += 1
 
-    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> (
-        cst.ClassDef
-    ):
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
         self._depth -= 1
         if self.defining and self._depth == 0 and original_node.name.value == self.old:
             self.count += 1
@@ -146,8 +146,10 @@ class _Renamer(cst.CSTTransformer):
         if isinstance(updated_node.names, cst.ImportStar):
             return updated_node
         try:
-            module = get_absolute_module_from_package_for_import(self.package or None, original_node)
-        except Exception:  # noqa: BLE001 - libcst raises plain Exception for a bad relative import
+            module = get_absolute_module_from_package_for_import(
+                self.package or None, original_node
+            )
+        except Exception:
             return updated_node
         if module not in self.modules:
             return updated_node
@@ -173,7 +175,6 @@ class _Renamer(cst.CSTTransformer):
             self.count += 1
             return updated_node.with_changes(attr=cst.Name(self.new))
         return updated_node
-
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if not self.exports_name:
@@ -202,7 +203,9 @@ class _Renamer(cst.CSTTransformer):
                         quote = value.quote
                         self.count += 1
                         element = element.with_changes(
-                            value=value.with_changes(value=f"{value.prefix}{quote}{self.new}{quote}")
+                            value=value.with_changes(
+                                value=f"{value.prefix}{quote}{self.new}{quote}"
+                            )
                         )
                     elements.append(element)
                 part = part.with_changes(value=part.value.with_changes(elements=elements))
@@ -253,7 +256,7 @@ def _reexported_by(texts: dict[str, str], names: dict[str, str], target: str) ->
                     continue
                 try:
                     source = get_absolute_module_from_package_for_import(package or None, part)
-                except Exception:  # noqa: BLE001 - libcst raises plain Exception here
+                except Exception:
                     continue
                 plain = any(
                     isinstance(a.name, cst.Name) and a.name.value == old and a.asname is None
@@ -368,9 +371,7 @@ def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchF
             assert item is not None
             wanted = item.alias or item.obj_name or item.module.split(".")[0]
             if wanted in used:
-                AddImportsVisitor.add_needed_import(
-                    context, item.module, item.obj_name, item.alias
-                )
+                AddImportsVisitor.add_needed_import(context, item.module, item.obj_name, item.alias)
         for _, item in removes:
             assert item is not None
             RemoveImportsVisitor.remove_unused_import(context, item.module, item.obj_name)
