@@ -133,7 +133,7 @@ def scan(
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _failure(f"ast-grep could not run: {exc}", "check the ast-grep installation")
         if done.returncode != 0:
-            detail = done.stderr.decode("utf-8", "replace").strip()[:2000]
+            detail = _reason(done.stderr.decode("utf-8", "replace"))
             return _failure(
                 f"ast-grep rejected the rules or failed (exit {done.returncode}): {detail}",
                 "check the rule against ast-grep's rule reference; `ast-grep scan "
@@ -144,6 +144,15 @@ def scan(
             return parsed
         found.extend(parsed)
     return found
+
+
+def _reason(stderr: str) -> str:
+    """ast-grep's chain of causes (its `╰▻` lines), else its first lines, bounded."""
+    causes = [
+        line.strip()[2:].strip() for line in stderr.splitlines() if line.strip().startswith("╰▻")
+    ]
+    lines = causes or [line for line in stderr.splitlines() if line.strip()][:5]
+    return "; ".join(dict.fromkeys(lines))[:1000]
 
 
 def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
