@@ -63,6 +63,10 @@ class FailureCode(StrEnum):
     FILE_TOO_LARGE = "FILE_TOO_LARGE"
     SYNTAX_ERROR = "SYNTAX_ERROR"
     RECORD_NOT_FOUND = "RECORD_NOT_FOUND"
+    # workspace state and file metadata
+    STATE_DIR_UNSAFE = "STATE_DIR_UNSAFE"
+    JOURNAL_QUARANTINED = "JOURNAL_QUARANTINED"
+    INTERRUPTED_COMMIT = "INTERRUPTED_COMMIT"
 
 
 @dataclass(frozen=True)
