@@ -49,6 +49,8 @@ class GuardSwitches(BaseModel):
     max_changed_lines: StrictBool = True
     hunks_outside_expected: StrictBool = True
     syntax: StrictBool = True
+    hard_links: StrictBool = True
+    read_only: StrictBool = True
 
 
 class Policy(BaseModel):

@@ -21,6 +21,7 @@ from patchsmith.guards.budgets import (
 from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
 from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.lockfiles import LockfileGuard
+from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
@@ -43,6 +44,8 @@ GUARDS: tuple[type[Guard], ...] = (
     ForbiddenPathGuard,
     GeneratedFileGuard,
     LockfileGuard,
+    ReadOnlyGuard,
+    HardLinkGuard,
     BinaryContentGuard,
     EmptyWriteGuard,
     FileSizeGuard,
