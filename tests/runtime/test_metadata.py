@@ -169,7 +169,10 @@ class TestReadOnlyAndHardLinks:
         """A pure rename of a hard-linked file splits nothing and is allowed."""
         root = make_workspace({"a.txt": b"old\n"})
         os.link(root / "a.txt", root / "twin.txt")
-        moved = "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n"
+        moved = (
+            "diff --git a/a.txt b/b.txt\nsimilarity index 100%\n"
+            "rename from a.txt\nrename to b.txt\n"
+        )
         report = apply(moved, root, record=False)
 
         assert report.ok, report.errors
