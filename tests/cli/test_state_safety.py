@@ -17,6 +17,8 @@ import pytest
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith.cli import main
+from patchsmith.runtime.journal import JournalEntry, open_journal
+from patchsmith.runtime.workspace import Workspace
 
 SOURCE = b"x = 1\ny = 2\n"
 GOOD = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n"
@@ -110,6 +112,37 @@ class TestPlantedJournal:
         assert b"x = 1\ny = 3\n" == (root / "a.py").read_bytes()
 
 
+class TestInterruptedCommit:
+    def test_check_never_restores_then_real_run_does(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A dry run reports a valid leftover journal (INTERRUPTED_COMMIT) and writes nothing;
+        the next real run rolls it back and applies."""
+        root = make_tree(tmp_path / "ws", {"a.py": b"x = 1\ny = 0\n", "b.py": b"B\n"})
+        journal_root = Workspace(root).ensure_journal_root()
+        open_journal(
+            journal_root,
+            [
+                JournalEntry("a.py", SOURCE, 0o644, b"x = 1\ny = 0\n", 0o644),
+                JournalEntry("b.py", b"b\n", 0o644, b"B\n", 0o644),
+            ],
+            [],
+        )
+        patch = tmp_path / "reply.diff"
+        patch.write_text(GOOD)
+        before = snapshot_tree(root)
+
+        code, report = _json_run(
+            capsys, ["apply", str(patch), "-C", str(root), "--json", "--check"]
+        )
+        assert (1, ["INTERRUPTED_COMMIT"]) == (code, _codes(report))
+        assert before == snapshot_tree(root)
+
+        code, report = _json_run(capsys, ["apply", str(patch), "-C", str(root), "--json"])
+        assert 0 == code, report
+        assert {"a.py": b"x = 1\ny = 3\n", "b.py": b"b\n"} == snapshot_tree(root).files()
+
+
 class TestStateDirectory:
     @pytest.mark.parametrize("extra", [[], ["--no-record"], ["--check"]])
     def test_symlinked_state_dir_is_refused(
@@ -200,3 +233,54 @@ class TestLogLimit:
         assert 2 == done.returncode
         assert "Traceback" not in done.stderr
         assert "--limit" in done.stderr
+
+
+class TestMetadataOptions:
+    @pytest.mark.parametrize(
+        ("setup", "option", "code"),
+        [
+            ("hardlink", "--break-hardlinks", "HARDLINKED_FILE"),
+            ("readonly", "--write-read-only", "READ_ONLY_FILE"),
+        ],
+    )
+    def test_refused_by_default_allowed_with_option(
+        self,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        setup: str,
+        option: str,
+        code: str,
+    ) -> None:
+        """Without the option the CLI refuses with the code; with it, the edit is made."""
+        root = make_tree(tmp_path / "ws", {"a.py": SOURCE})
+        if setup == "hardlink":
+            os.link(root / "a.py", root / "twin.py")
+        else:
+            os.chmod(root / "a.py", 0o444)
+        patch = tmp_path / "reply.diff"
+        patch.write_text(GOOD)
+        argv = ["apply", str(patch), "-C", str(root), "--json", "--no-record"]
+
+        refused, report = _json_run(capsys, argv)
+        assert (1, [code]) == (refused, _codes(report))
+        assert SOURCE == (root / "a.py").read_bytes()
+
+        applied, report = _json_run(capsys, [*argv, option])
+        assert 0 == applied, report
+        assert b"x = 1\ny = 3\n" == (root / "a.py").read_bytes()
+        if setup == "hardlink":
+            assert SOURCE == (root / "twin.py").read_bytes()
+        else:
+            assert 0o444 == (root / "a.py").stat().st_mode & 0o777
+
+    def test_option_with_unreadable_policy_reports_it(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """An option does not hide a broken policy file: INVALID_POLICY is still reported."""
+        root = make_tree(tmp_path / "ws", {"a.py": SOURCE, "patchsmith.toml": b"[policy\n"})
+        patch = tmp_path / "reply.diff"
+        patch.write_text(GOOD)
+        argv = ["apply", str(patch), "-C", str(root), "--json", "--write-read-only"]
+
+        code, report = _json_run(capsys, argv)
+        assert (1, ["INVALID_POLICY"]) == (code, _codes(report))

@@ -319,3 +319,74 @@ class TestRecoveryTrust:
 
         with pytest.raises(OSError, match="symlink"):
             recover_journals(root, root / ".patchsmith" / "journal")
+
+
+GOOD_ENTRY: dict[str, object] = {
+    "path": "a.txt",
+    "backup": "0",
+    "mode": 0o644,
+    "old_sha256": _sha(b"old"),
+    "new_sha256": _sha(b"new"),
+    "new_mode": 0o644,
+}
+
+
+class TestEntryChecks:
+    @pytest.mark.parametrize(
+        ("change", "why"),
+        [
+            ({"path": "./a.txt"}, "canonical"),
+            ({"mode": "0644"}, "permission mode"),
+            ({"mode": True}, "permission mode"),
+            ({"new_mode": 0o17777}, "permission mode"),
+            ({"new_sha256": "abc"}, "sha256"),
+            ({"backup": "7"}, "not described fully"),
+            ({"backup": None}, "sha256 but no backup"),
+            ({"new_mode": None}, "new content is not described fully"),
+        ],
+    )
+    def test_bad_entry_fields(self, tmp_path: Path, change: dict[str, object], why: str) -> None:
+        """Every field of an entry is type- and consistency-checked before any write."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new"})
+        _plant(root, [{**GOOD_ENTRY, **change}], {"0": b"old"})
+        result = recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert why in result.quarantined[0][1]
+        assert b"new" == (root / "a.txt").read_bytes()
+
+    def test_good_entry_rolls_back(self, tmp_path: Path) -> None:
+        """The same hand-written entry, intact, is rolled back (the checks are not too strict)."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new"})
+        _plant(root, [GOOD_ENTRY], {"0": b"old"})
+        result = recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert (JOURNAL_ID,) == result.rolled_back
+        assert b"old" == (root / "a.txt").read_bytes()
+
+    def test_missing_backup_and_directory_target(self, tmp_path: Path) -> None:
+        """A missing backup file, or a directory where the file should be: quarantined."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new"})
+        _plant(root, [GOOD_ENTRY])
+        assert (
+            "backup 0 cannot be read"
+            in recover_journals(root, root / ".patchsmith" / "journal").quarantined[0][1]
+        )
+
+        other = make_tree(tmp_path / "ws2", {"a.txt/inside": b"x"})
+        _plant(other, [GOOD_ENTRY], {"0": b"old"})
+        assert (
+            "not a regular file"
+            in recover_journals(other, other / ".patchsmith" / "journal").quarantined[0][1]
+        )
+
+    def test_pending_single_commit_note_is_checked(self, tmp_path: Path) -> None:
+        """A `pending` note naming a path outside the root removes nothing there."""
+        root = make_tree(tmp_path / "ws", {})
+        outside = make_tree(tmp_path / "out", {".patchsmith-0123456789abcdef-0.tmp": b"keep"})
+        folder = _journal_root(root) / JOURNAL_ID
+        folder.mkdir()
+        (folder / "pending").write_text("../out/x")
+        recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert (outside / ".patchsmith-0123456789abcdef-0.tmp").exists()
+        assert not folder.exists()

@@ -54,9 +54,7 @@ json_values = st.recursive(
 )
 damage = st.one_of(
     st.none(),
-    st.tuples(
-        st.sampled_from(["version", "id", "entries", "created_dirs", "entry"]), json_values
-    ),
+    st.tuples(st.sampled_from(["version", "id", "entries", "created_dirs", "entry"]), json_values),
     st.binary(max_size=40),
 )
 # The state of each workspace path before recovery: 0 old, 1 new, 2 other bytes, 3 absent.
