@@ -191,7 +191,7 @@ def write_atomically(
         raise
 
 
-def write_new_file(path: Path, data: bytes, mode: int = 0o600) -> None:
+def write_new_file(path: Path, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:
     """Create `path` (never through a link, never over an existing name) holding `data`."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
     try:
@@ -199,7 +199,8 @@ def write_new_file(path: Path, data: bytes, mode: int = 0o600) -> None:
         while view:
             written = os.write(fd, view)
             view = view[written:]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

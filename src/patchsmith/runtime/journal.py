@@ -61,7 +61,7 @@ __all__ = [
 
 MANIFEST_NAME = "manifest.json"
 PENDING_NAME = "pending"
-"""A single-file commit's note of the directory its temp file is in (no manifest)."""
+"""A single-file commit's note of the file it replaces (its temp is beside it; no manifest)."""
 _FORMAT_VERSION = 2
 _ID = re.compile(r"[0-9a-f]{16}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -146,12 +146,13 @@ def open_journal(
     return journal_id, directory
 
 
-def open_pending(journal_root: Path, directory: str) -> tuple[str, Path]:
-    """Note a single-file commit's temp directory, so that a crash's temp file is removed."""
+def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
+    """Note the file a single-file commit replaces, so that a crash's temp file is removed."""
     journal_id = new_journal_id()
     folder = journal_root / journal_id
     os.mkdir(folder, 0o700)
-    write_new_file(folder / PENDING_NAME, directory.encode("utf-8", "surrogateescape"))
+    # Not synced: it only helps clean up, and a temp file lost with it is harmless.
+    write_new_file(folder / PENDING_NAME, target.encode("utf-8", "surrogateescape"), sync=False)
     return journal_id, folder
 
 
