@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,9 +52,12 @@ def _plant(
         manifest = {
             "version": 2,
             "id": name,
+            "inode": directory.lstat().st_ino,
             "entries": entries,
             "created_dirs": list(created_dirs),  # type: ignore[call-overload]
         }
+    if isinstance(manifest, dict) and "id" in manifest and "inode" not in manifest:
+        manifest = {**manifest, "inode": directory.lstat().st_ino}
     text = manifest if isinstance(manifest, str) else json.dumps(manifest)
     (directory / "manifest.json").write_text(text)
     return directory
@@ -221,6 +225,20 @@ class TestRecoveryTrust:
         assert 1 == len(result.quarantined)
         assert why in result.quarantined[0][1]
         assert b"a" == (root / "a.txt").read_bytes()
+
+    def test_journal_copied_from_elsewhere_is_quarantined(self, tmp_path: Path) -> None:
+        """A journal is bound to the directory it was written in: a copy is not trusted."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new"})
+        directory = _plant(root, [GOOD_ENTRY], {"0": b"old"})
+        copy = directory.with_name("fedcba9876543210")
+        manifest = json.loads((directory / "manifest.json").read_text())
+        shutil.copytree(directory, copy)
+        shutil.rmtree(directory)
+        (copy / "manifest.json").write_text(json.dumps({**manifest, "id": copy.name}))
+        result = recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert "inode differs" in result.quarantined[0][1]
+        assert b"new" == (root / "a.txt").read_bytes()
 
     def test_tampered_backup_is_quarantined(self, tmp_path: Path) -> None:
         """A backup that does not hash to the recorded sha256 is never written."""

@@ -134,6 +134,7 @@ def open_journal(
     manifest = {
         "version": _FORMAT_VERSION,
         "id": journal_id,
+        "inode": directory.lstat().st_ino,
         "entries": records,
         "created_dirs": list(created_dirs),
     }
@@ -241,6 +242,10 @@ def _read_manifest(directory: Path) -> dict[str, object]:
         raise _Untrusted(f"unknown manifest version {manifest.get('version')!r}")
     if manifest.get("id") != directory.name or not _ID.fullmatch(directory.name):
         raise _Untrusted("the manifest's id is missing or is not its directory's name")
+    # A journal copied in (a clone, an archive) sits in a directory made on this machine,
+    # whose inode number its author could not know: it is not this machine's journal.
+    if manifest.get("inode") != directory.lstat().st_ino:
+        raise _Untrusted("the manifest was not written in this directory (inode differs)")
     if not isinstance(manifest.get("entries"), list):
         raise _Untrusted("the manifest's entries are not a list")
     if not isinstance(manifest.get("created_dirs"), list):
