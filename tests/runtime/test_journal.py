@@ -408,3 +408,27 @@ class TestEntryChecks:
 
         assert (outside / ".patchsmith-0123456789abcdef-0.tmp").exists()
         assert not folder.exists()
+
+
+class TestRestoredMetadata:
+    def test_setid_never_comes_from_the_manifest(self, tmp_path: Path) -> None:
+        """A manifest asking for 4755 restores 0755 unless the file on disk is setuid already."""
+        root = make_tree(tmp_path / "ws", {"a.txt": (b"new", 0o755)})
+        _plant(root, [{**GOOD_ENTRY, "mode": 0o4755, "new_mode": 0o755}], {"0": b"old"})
+        recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert (b"old", 0o755) == (
+            (root / "a.txt").read_bytes(),
+            (root / "a.txt").stat().st_mode & 0o7777,
+        )
+
+    @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown")
+    def test_owner_comes_from_the_file_on_disk(self, tmp_path: Path) -> None:
+        """The restored file belongs to the owner of the file it replaces."""
+        root = make_tree(tmp_path / "ws", {"a.txt": (b"new", 0o644)})
+        os.chown(root / "a.txt", 1234, 1234)
+        _plant(root, [GOOD_ENTRY], {"0": b"old"})
+        recover_journals(root, root / ".patchsmith" / "journal")
+
+        info = (root / "a.txt").stat()
+        assert (b"old", 1234, 1234) == ((root / "a.txt").read_bytes(), info.st_uid, info.st_gid)
