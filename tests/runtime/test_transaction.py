@@ -599,3 +599,20 @@ class TestCommit:
 
         assert Transaction(Workspace(root)).commit() is None
         assert before == snapshot_tree(root)
+
+    def test_journal_found_at_commit_time_is_quarantined(self, make_workspace: MakeTree) -> None:
+        """A bad journal that appears after opening is quarantined by the commit, which
+        refuses once (JOURNAL_QUARANTINED) without writing; the next commit goes through."""
+        root = make_workspace({"a.txt": b"a"})
+        workspace = Workspace(root)
+        (root / ".patchsmith" / "journal" / "0123456789abcdef").mkdir(parents=True)
+        (root / ".patchsmith" / "journal" / "0123456789abcdef" / "manifest.json").write_text("{")
+        txn = Transaction(workspace)
+        txn.update("a.txt", "A")
+
+        assert FailureCode.JOURNAL_QUARANTINED == _code(txn.commit())
+        assert b"a" == (root / "a.txt").read_bytes()
+        again = Transaction(workspace)
+        again.update("a.txt", "A")
+        assert again.commit() is None
+        assert b"A" == (root / "a.txt").read_bytes()
