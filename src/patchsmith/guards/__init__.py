@@ -22,6 +22,7 @@ from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
 from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.lockfiles import LockfileGuard
 from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
+from patchsmith.guards.policyfiles import PolicyFileGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
@@ -42,6 +43,7 @@ __all__ = [
 GUARDS: tuple[type[Guard], ...] = (
     WriteScopeGuard,
     ForbiddenPathGuard,
+    PolicyFileGuard,
     GeneratedFileGuard,
     LockfileGuard,
     ReadOnlyGuard,
