@@ -77,7 +77,8 @@ def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
 def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | ApplyReport:
     """The workspace at `root`, or the refusal to give when `root` is not a directory."""
     try:
-        return Workspace(root)
+        # A dry run never restores files from a leftover journal (see `Workspace`).
+        return Workspace(root, recover=not check)
     except ValueError as exc:
         failure = PatchFailure(
             FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
@@ -86,12 +87,11 @@ def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | 
 
 
 def not_ready(workspace: Workspace, rules: Policy | PatchFailure) -> tuple[PatchFailure, ...]:
-    """Why nothing can be committed at all: an unreadable policy or an unrecovered journal."""
+    """Why nothing can be committed at all: an unreadable policy, an unusable state
+    directory, or a leftover journal that was quarantined or (dry run) not rolled back."""
     if isinstance(rules, PatchFailure):
         return (rules,)
-    if workspace.recovery_failure is not None:
-        return (workspace.recovery_failure,)
-    return ()
+    return workspace.blocking_failures
 
 
 # git's modes for a symlink and a submodule: a patch that makes one is refused, not
@@ -216,6 +216,8 @@ class Attempt:
         """`report` with the id of its new audit record (or, if the store fails, an IO_ERROR)."""
         if not self.record or self.state_root is None:
             return report
+        if any(f.code is FailureCode.STATE_DIR_UNSAFE for f in report.errors):
+            return report  # already said: there is nowhere safe to record it
         status = _STORED_STATUS[report.status]
         if report.check and status is not AttemptStatus.REFUSED:
             status = AttemptStatus.CHECKED

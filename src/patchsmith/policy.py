@@ -60,6 +60,8 @@ class GuardSwitches(BaseModel):
     dependencies: StrictBool = True
     licence_header: StrictBool = True
     ownership: StrictBool = True
+    hard_links: StrictBool = True
+    read_only: StrictBool = True
 
 
 class ReviewPolicy(BaseModel):

@@ -23,6 +23,7 @@ from patchsmith.guards.dependencies import DependencyGuard
 from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.licence import LicenceHeaderGuard
 from patchsmith.guards.lockfiles import LockfileGuard
+from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
 from patchsmith.guards.ownership import OwnershipGuard
 from patchsmith.guards.review import ReviewGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
@@ -47,6 +48,8 @@ GUARDS: tuple[type[Guard], ...] = (
     ForbiddenPathGuard,
     GeneratedFileGuard,
     LockfileGuard,
+    ReadOnlyGuard,
+    HardLinkGuard,
     BinaryContentGuard,
     EmptyWriteGuard,
     FileSizeGuard,
