@@ -323,7 +323,13 @@ def review_and_commit(
     guards = run_guards(changes, ctx)
     post = tuple(postcheck(changes)) if postcheck is not None else ()
     refusals = (*guards.failures, *condition_failures(post))
-    report = replace(template, decisions=guards.decisions, postconditions=post, check=check)
+    report = replace(
+        template,
+        decisions=guards.decisions,
+        postconditions=post,
+        check=check,
+        notes=(*template.notes, *guards.notes),
+    )
     if refusals:
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, *refusals))
         return attempt.finish(refused, changes, staged_diff)
