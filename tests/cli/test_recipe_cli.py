@@ -67,9 +67,7 @@ class TestRecipeCli:
 
         assert 0 == code and 0 == json.loads(out)["failed"]
 
-    def test_run_dry_then_apply(
-        self, capsys: pytest.CaptureFixture[str], workspace: Path
-    ) -> None:
+    def test_run_dry_then_apply(self, capsys: pytest.CaptureFixture[str], workspace: Path) -> None:
         """`recipe run` is a dry run; `--apply` writes; both exit 0."""
         code, out, _ = run(capsys, "recipe", "run", "unittest-to-assert", "-C", str(workspace))
 
@@ -86,9 +84,7 @@ class TestRecipeCli:
         code, out, _ = run(capsys, "log", "-C", str(workspace))
         assert "recipe" in out
 
-    def test_run_refused_exits_1(
-        self, capsys: pytest.CaptureFixture[str], workspace: Path
-    ) -> None:
+    def test_run_refused_exits_1(self, capsys: pytest.CaptureFixture[str], workspace: Path) -> None:
         """A refused run exits 1 and says why."""
         (workspace / "patchsmith.toml").write_text("[policy]\nbogus = 1\n")
 
@@ -138,10 +134,30 @@ class TestRecipeCli:
         (tmp_path / "b.py").write_text("a()\n")
         args = ["recipe", "new", "r", "--before", str(tmp_path / "b.py"), "--after"]
 
-        assert 2 == run(capsys, *args, str(tmp_path / "b.py"), "--language", "cobol", "-C", str(tmp_path))[0]
-        assert 2 == run(capsys, *args, str(tmp_path / "x.py"), "--language", "python", "-C", str(tmp_path))[0]
-        assert 0 != run(capsys, *args, str(tmp_path / "b.py"), "--language", "python", "-C", str(tmp_path))[0]
-        assert 2 == run(capsys, *args, str(tmp_path / "b.py"), "--language", "python", "-C", str(tmp_path))[0]
+        assert (
+            2
+            == run(
+                capsys, *args, str(tmp_path / "b.py"), "--language", "cobol", "-C", str(tmp_path)
+            )[0]
+        )
+        assert (
+            2
+            == run(
+                capsys, *args, str(tmp_path / "x.py"), "--language", "python", "-C", str(tmp_path)
+            )[0]
+        )
+        assert (
+            0
+            != run(
+                capsys, *args, str(tmp_path / "b.py"), "--language", "python", "-C", str(tmp_path)
+            )[0]
+        )
+        assert (
+            2
+            == run(
+                capsys, *args, str(tmp_path / "b.py"), "--language", "python", "-C", str(tmp_path)
+            )[0]
+        )
 
     def test_no_action_is_usage(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`patchsmith recipe` alone prints help and exits 2."""

@@ -15,8 +15,9 @@ from patchsmith.store import AttemptKind, Store
 
 from .helpers import EQUAL_RULE, snapshot, write_tree
 
-TEST = "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n        self.assertEqual(f(1), 2)\n"
-AFTER = "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n        assert f(1) == 2\n"
+HEAD = "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n"
+TEST = HEAD + "        self.assertEqual(f(1), 2)\n"
+AFTER = HEAD + "        assert f(1) == 2\n"
 
 
 def recipe(text: str = EQUAL_RULE) -> Recipe:
@@ -161,7 +162,10 @@ class TestGuards:
 class TestRefusals:
     def test_not_idempotent_writes_nothing(self, workspace: Path) -> None:
         """A fix whose output matches again is NOT_IDEMPOTENT and nothing is written."""
-        growing = EQUAL_RULE.replace('fix: "assert $A == $B"', 'fix: "self.assertEqual($A, $B)\\n        self.assertEqual($A, $B)"')
+        growing = EQUAL_RULE.replace(
+            'fix: "assert $A == $B"',
+            'fix: "self.assertEqual($A, $B)\\n        self.assertEqual($A, $B)"',
+        )
         before = snapshot(workspace)
 
         report = run_recipe(recipe(growing), workspace, apply=True, record=False)
@@ -189,9 +193,19 @@ class TestRefusals:
 
     def test_dependency_precondition_reads_manifest(self, workspace: Path) -> None:
         """dependency_present reads pyproject.toml's dependencies."""
-        write_tree(workspace, {"pyproject.toml": '[project]\nname = "x"\ndependencies = ["Requests>=2"]\n'})
-        ok = run_recipe(recipe(EQUAL_RULE + "preconditions: [{dependency_present: requests}]\n"), workspace, record=False)
-        missing = run_recipe(recipe(EQUAL_RULE + "preconditions: [{dependency_present: flask}]\n"), workspace, record=False)
+        write_tree(
+            workspace, {"pyproject.toml": '[project]\nname = "x"\ndependencies = ["Requests>=2"]\n'}
+        )
+        ok = run_recipe(
+            recipe(EQUAL_RULE + "preconditions: [{dependency_present: requests}]\n"),
+            workspace,
+            record=False,
+        )
+        missing = run_recipe(
+            recipe(EQUAL_RULE + "preconditions: [{dependency_present: flask}]\n"),
+            workspace,
+            record=False,
+        )
 
         assert RecipeStatus.DRY_RUN == ok.status
         assert [FailureCode.PRECONDITION_FAILED] == [e.code for e in missing.errors]
