@@ -27,6 +27,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
 if TYPE_CHECKING:
+    from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -51,6 +52,8 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "Recipe",
+    "RecipeReport",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",
@@ -58,6 +61,7 @@ __all__ = [
     "parse_edits",
     "propose",
     "read_file",
+    "run_recipe",
     "write_file",
 ]
 __version__ = "0.1.0"
@@ -68,6 +72,9 @@ _LAZY = {
     "PatchProposal": "patchsmith.proposal",
     "Policy": "patchsmith.policy",
     "propose": "patchsmith.propose",
+    "Recipe": "patchsmith.codemod",
+    "RecipeReport": "patchsmith.codemod",
+    "run_recipe": "patchsmith.codemod",
 }
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "ProposalStrategy",
     "Risk",
     "SyntaxValid",
+    "TargetRegion",
     "TestsPass",
     "VerificationPlan",
     "load_proposal",
@@ -181,14 +182,22 @@ class DirectWriteOperation(ProposalModel):
 
 
 class AstTransformOperation(ProposalModel):
-    """A codemod recipe run over `paths` (not executed yet: refused with NOT_SUPPORTED_YET)."""
+    """A codemod recipe (docs/codemods.md) run over its scope, staged with the other operations.
+
+    `recipe` is a recipe id (project or built-in) or a recipe file in the workspace;
+    `scope` (and its older name `paths`) narrows the recipe's files with gitignore-style
+    patterns; `dry_run` makes the whole proposal a check (nothing written).
+    """
 
     type: Literal["ast_transform"] = "ast_transform"
     recipe: str = Field(min_length=1)
     language: str | None = None
+    """When given, must be the recipe's own language."""
+    scope: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    dry_run: bool = False
     params: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    """Scalar recipe parameters, passed to the recipe as given."""
+    """Recipe parameters: recipes take none yet, so a non-empty map is NOT_SUPPORTED_YET."""
 
 
 class CommandOperation(ProposalModel):
@@ -274,6 +283,20 @@ Postcondition = Annotated[
 # -- the proposal --------------------------------------------------------------------------------
 
 
+class TargetRegion(ProposalModel):
+    """Lines of one file the change sets out to touch (1-based, inclusive, current numbering)."""
+
+    path: str = Field(min_length=1)
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TargetRegion:
+        if self.end_line < self.start_line:
+            raise ValueError("end_line is before start_line")
+        return self
+
+
 class VerificationPlan(ProposalModel):
     """Which verification profile to run after applying, and how long it may take."""
 
@@ -294,6 +317,10 @@ class PatchProposal(ProposalModel):
     """Gitignore-style patterns of the files the change is meant to touch."""
     forbidden_files: tuple[str, ...] = ()
     """Gitignore-style patterns no change may touch (added to the policy's)."""
+    target_regions: tuple[TargetRegion, ...] = ()
+    """Where in each file the change is meant to land; the review guard counts hunks elsewhere."""
+    allowed_dependency_changes: tuple[str, ...] = ()
+    """Dependency names this change may add, remove or re-version (the dependency guard)."""
     preconditions: tuple[Precondition, ...] = ()
     operations: tuple[Operation, ...] = Field(min_length=1)
     expected_postconditions: tuple[Postcondition, ...] = ()
@@ -305,7 +332,16 @@ def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
     """One NOT_SUPPORTED_YET failure per operation this version cannot execute."""
     failures: list[PatchFailure] = []
     for index, operation in enumerate(proposal.operations):
-        if isinstance(operation, AstTransformOperation | CommandOperation):
+        if isinstance(operation, AstTransformOperation) and operation.params:
+            failures.append(
+                PatchFailure(
+                    code=FailureCode.NOT_SUPPORTED_YET,
+                    message=f"operations[{index}]: recipe parameters are not supported yet",
+                    hint="write the values into a project recipe in .patchsmith/recipes/",
+                    rule="operation_supported",
+                )
+            )
+        if isinstance(operation, CommandOperation):
             failures.append(
                 PatchFailure(
                     code=FailureCode.NOT_SUPPORTED_YET,

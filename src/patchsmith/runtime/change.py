@@ -33,3 +33,5 @@ class FileChange:
     """Why this file changes (a proposal's objective, a direct write's reason)."""
     generated_by_command: bool = False
     """True for changes a command profile produced (lockfiles may only change this way)."""
+    old_links: int = 1
+    """How many hard links the old file has; an edit through one name would split them."""
