@@ -69,6 +69,8 @@ _ELISION_GAP = 400
 _MAX_WINDOWS = 60
 _PROBE_POOL = 8
 _TIE_DISTANCE = 20
+_ALIGN_CELLS = 8_000_000
+"""Alignment-table cells the partial-context search may fill for one block, all windows."""
 
 
 def fold_punctuation(text: str) -> str:
@@ -229,11 +231,16 @@ class LineKeys:
         m = len(bkeys)
         if at < 0 or s < 0 or s + m > len(fkeys):
             return []
-        return [s] if all(fkeys[s + i] == bkeys[i] for i in range(m)) else []
+        return [s] if _same(fkeys, s, bkeys) else []
 
 
 _NEAR = 64
 """How far around the named line a unique probe line is looked for before the whole file."""
+
+
+def _same(fkeys: Sequence[str], start: int, bkeys: list[str]) -> bool:
+    """Whether the file's lines from `start` are `bkeys` (one C-level slice comparison)."""
+    return list(fkeys[start : start + len(bkeys)]) == bkeys
 
 
 def _index(keys: list[str], wanted: str, lo: int, hi: int) -> int:
@@ -257,7 +264,7 @@ def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
         except ValueError:
             break
         s = p - probe_at
-        if s + m <= n and all(fkeys[s + j] == bkeys[j] for j in range(m)):
+        if 0 <= s and s + m <= n and _same(fkeys, s, bkeys):
             starts.append(s)
         i = p + 1
     return starts
@@ -517,9 +524,15 @@ def _fuzzy_with_key(
         if len(starts) >= _MAX_WINDOWS:
             break
     fits: dict[tuple[int, int], _Fit] = {}
+    cells = 0
     for s in sorted(starts):
         lo = max(0, s - _SLACK - gap)
         hi = min(len(fkeys), s + len(old) + _SLACK + gap)
+        cells += len(old) * (hi - lo)
+        if cells > _ALIGN_CELLS:
+            # Each window costs a table of block × window cells in Python; past the
+            # budget the block is refused rather than aligned for minutes.
+            return None
         fit = _align(bkeys, kinds, elided, fkeys, lo, hi, cache.contents)
         if fit is None:
             continue
