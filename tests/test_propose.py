@@ -206,11 +206,10 @@ class TestRefusals:
         "operation",
         [
             {"type": "ast_transform", "recipe": "rename", "paths": ["src/users.py"]},
-            {"type": "command", "profile": "lock", "argv": ["--frozen"]},
         ],
     )
     def test_unsupported_operations(self, root: Path, operation: dict[str, object]) -> None:
-        """AST transforms and commands are NOT_SUPPORTED_YET, never silently skipped."""
+        """AST transforms are NOT_SUPPORTED_YET, never silently skipped."""
         before = snapshot_tree(root)
         operations = [*full_proposal()["operations"], operation]  # type: ignore[misc]
 

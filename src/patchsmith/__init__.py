@@ -27,6 +27,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
 if TYPE_CHECKING:
+    from patchsmith.commands.run import run_command
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -58,6 +59,7 @@ __all__ = [
     "parse_edits",
     "propose",
     "read_file",
+    "run_command",
     "write_file",
 ]
 __version__ = "0.1.0"
@@ -68,6 +70,7 @@ _LAZY = {
     "PatchProposal": "patchsmith.proposal",
     "Policy": "patchsmith.policy",
     "propose": "patchsmith.propose",
+    "run_command": "patchsmith.commands.run",
 }
 
 

@@ -46,6 +46,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, 
 from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
+    CommandOperation,
     DirectWriteOperation,
     PatchOperation,
     PatchProposal,
@@ -126,8 +127,8 @@ def propose(
     if pre_failures:
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
-        staged = _stage(workspace, transaction, loaded, scripts)
-        template = _with_files(template, staged.files)
+        staged = _stage(workspace, transaction, loaded, scripts, rules)
+        template = _with_files(template, staged.files, staged.notes)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -166,13 +167,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
     )
 
 
-def _with_files(template: ApplyReport, files: tuple[FileReport, ...]) -> ApplyReport:
+def _with_files(
+    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+) -> ApplyReport:
     return ApplyReport(
         template.status,
         files,
         check=template.check,
         preconditions=template.preconditions,
-        notes=template.notes,
+        notes=(*template.notes, *notes),
     )
 
 
@@ -214,13 +217,19 @@ class _Staged:
     files: tuple[FileReport, ...]
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
+    notes: tuple[str, ...] = ()
 
 
 def _stage(
-    workspace: Workspace, transaction: Transaction, proposal: PatchProposal, script: EditScript
+    workspace: Workspace,
+    transaction: Transaction,
+    proposal: PatchProposal,
+    script: EditScript,
+    policy: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
-    # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
+    # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
+    # run last, on a copy with all of that applied (a lockfile follows its manifest).
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
@@ -261,7 +270,21 @@ def _stage(
             )
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
-    return _Staged(tuple(files), tuple(failures), expected)
+    commands = [
+        (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
+    ]
+    if failures or not commands:
+        return _Staged(tuple(files), tuple(failures), expected)
+    from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
+
+    ran = stage_commands(
+        workspace.real_root,
+        transaction,
+        commands,
+        policy=policy,
+        forbidden=proposal.forbidden_files,
+    )
+    return _Staged((*files, *ran.files), ran.failures, expected, ran.notes)
 
 
 def _applied_before(
@@ -287,6 +310,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
+    if any(isinstance(op, CommandOperation) for op in proposal.operations):
+        return None  # what a command changes is known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []
