@@ -222,3 +222,70 @@ class TestCli:
     def test_exported(self) -> None:
         """run_command is part of the public API."""
         assert "run_command" in patchsmith.__all__
+
+
+class TestStagingWithOtherOperations:
+    def _profile(self, root: Path, code: str, expected: str) -> None:
+        (root / "patchsmith.toml").write_text(
+            "[commands.gen]\n"
+            f'argv = [{json.dumps(sys.executable)}, "-c", {json.dumps(code)}]\n'
+            f"expected_changed_paths = [{json.dumps(expected)}]\n"
+        )
+
+    def test_command_sees_a_staged_rename(self, tmp_path: Path) -> None:
+        """A rename staged by a patch is what the command's copy shows."""
+        (tmp_path / "old.txt").write_text("x\n")
+        self._profile(
+            tmp_path,
+            "import os; assert os.path.exists('new.txt') and not os.path.exists('old.txt');"
+            "open('out.txt', 'w').write('ok')",
+            "out.txt",
+        )
+        rename = (
+            "diff --git a/old.txt b/new.txt\nsimilarity index 100%\n"
+            "rename from old.txt\nrename to new.txt\n"
+        )
+
+        report = propose(
+            _proposal({"type": "patch", "text": rename}, {"type": "command", "profile": "gen"}),
+            tmp_path,
+            record=False,
+        )
+
+        assert report.ok, report.errors
+        assert "ok" == (tmp_path / "out.txt").read_text()
+
+    def test_command_recreating_a_deleted_file_conflicts(self, tmp_path: Path) -> None:
+        """A command may not bring back a file the proposal deletes: CONFLICTING_EDITS."""
+        (tmp_path / "a.txt").write_text("a\n")
+        self._profile(tmp_path, "open('a.txt', 'w').write('again')", "a.txt")
+        delete = {"type": "direct_write", "path": "a.txt", "content": None, "allow_delete": True}
+        before = snapshot_tree(tmp_path)
+
+        report = propose(
+            _proposal(delete, {"type": "command", "profile": "gen"}), tmp_path, record=False
+        )
+
+        assert ["CONFLICTING_EDITS"] == [e.code.value for e in report.errors]
+        assert before == snapshot_tree(tmp_path)
+
+    def test_invalid_profile_table_refuses_the_proposal(self, tmp_path: Path) -> None:
+        """A broken [commands] table is COMMAND_NOT_ALLOWED before anything runs."""
+        (tmp_path / "patchsmith.toml").write_text('[commands.gen]\nargv = "make"\n')
+        (tmp_path / "a.txt").write_text("a\n")
+
+        report = propose(_proposal({"type": "command", "profile": "gen"}), tmp_path, record=False)
+
+        assert ["COMMAND_NOT_ALLOWED"] == [e.code.value for e in report.errors]
+
+    def test_no_command_operations_stage_nothing(self, tmp_path: Path) -> None:
+        """stage_commands with no operations does nothing at all."""
+        from patchsmith.commands import stage_commands
+        from patchsmith.policy import Policy
+        from patchsmith.runtime.transaction import Transaction
+        from patchsmith.runtime.workspace import Workspace
+
+        with Transaction(Workspace(tmp_path)) as tx:
+            staged = stage_commands(tmp_path, tx, [], policy=Policy())
+
+        assert ((), ()) == (staged.files, staged.failures)
