@@ -46,6 +46,7 @@ class GuardSwitches(BaseModel):
 
     write_scope: StrictBool = True
     forbidden_paths: StrictBool = True
+    policy_files: StrictBool = True
     generated_file: StrictBool = True
     lockfile: StrictBool = True
     binary_content: StrictBool = True

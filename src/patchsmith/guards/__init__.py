@@ -25,6 +25,7 @@ from patchsmith.guards.licence import LicenceHeaderGuard
 from patchsmith.guards.lockfiles import LockfileGuard
 from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
 from patchsmith.guards.ownership import OwnershipGuard
+from patchsmith.guards.policyfiles import PolicyFileGuard
 from patchsmith.guards.review import ReviewGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
@@ -46,6 +47,7 @@ __all__ = [
 GUARDS: tuple[type[Guard], ...] = (
     WriteScopeGuard,
     ForbiddenPathGuard,
+    PolicyFileGuard,
     GeneratedFileGuard,
     LockfileGuard,
     ReadOnlyGuard,
