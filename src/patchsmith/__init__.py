@@ -27,6 +27,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
 if TYPE_CHECKING:
+    from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
@@ -52,6 +53,8 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "Recipe",
+    "RecipeReport",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",
@@ -60,6 +63,7 @@ __all__ = [
     "propose",
     "read_file",
     "run_command",
+    "run_recipe",
     "write_file",
 ]
 __version__ = "0.1.0"
@@ -70,6 +74,9 @@ _LAZY = {
     "PatchProposal": "patchsmith.proposal",
     "Policy": "patchsmith.policy",
     "propose": "patchsmith.propose",
+    "Recipe": "patchsmith.codemod",
+    "RecipeReport": "patchsmith.codemod",
+    "run_recipe": "patchsmith.codemod",
     "run_command": "patchsmith.commands.run",
 }
 

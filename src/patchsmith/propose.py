@@ -46,6 +46,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, 
 from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
+    AstTransformOperation,
     CommandOperation,
     DirectWriteOperation,
     PatchOperation,
@@ -93,6 +94,10 @@ def propose(
     rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     recording = should_record(record, rules)
     loaded = load_proposal(proposal)
+    if not isinstance(loaded, PatchFailure) and any(
+        isinstance(op, AstTransformOperation) and op.dry_run for op in loaded.operations
+    ):
+        check = True  # an ast_transform's dry run makes the whole proposal a check
     if isinstance(loaded, PatchFailure):
         attempt = Attempt(
             workspace.real_root,
@@ -228,7 +233,7 @@ def _stage(
     transaction: Transaction,
     proposal: PatchProposal,
     script: EditScript,
-    policy: Policy,
+    rules: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
     # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
@@ -244,6 +249,13 @@ def _stage(
         )
         failures.extend(plan.failures)
     for index, operation in enumerate(proposal.operations):
+        if isinstance(operation, AstTransformOperation):
+            recipe_files, recipe_failures = _stage_recipe(
+                workspace, transaction, operation, rules.tightened_by(proposal)
+            )
+            files.extend(recipe_files)
+            failures.extend(_numbered(index, f) for f in recipe_failures)
+            continue
         if not isinstance(operation, DirectWriteOperation):
             continue
         written = stage_write(
@@ -258,19 +270,7 @@ def _stage(
         )
         files.append(written.file)
         if written.failure is not None:
-            failure = written.failure
-            failures.append(
-                PatchFailure(
-                    failure.code,
-                    f"operations[{index}]: {failure.message}",
-                    failure.file,
-                    failure.hunk,
-                    failure.hint,
-                    failure.excerpt,
-                    failure.current_sha256,
-                    failure.rule,
-                )
-            )
+            failures.append(_numbered(index, written.failure))
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
     commands = [
@@ -284,10 +284,58 @@ def _stage(
         workspace.real_root,
         transaction,
         commands,
-        policy=policy,
+        policy=rules,
         forbidden=proposal.forbidden_files,
     )
     return _Staged((*files, *ran.files), ran.failures, expected, ran.notes)
+
+
+def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
+    return PatchFailure(
+        failure.code,
+        f"operations[{index}]: {failure.message}",
+        failure.file,
+        failure.hunk,
+        failure.hint,
+        failure.excerpt,
+        failure.current_sha256,
+        failure.rule,
+    )
+
+
+def _stage_recipe(
+    workspace: Workspace,
+    transaction: Transaction,
+    operation: AstTransformOperation,
+    rules: Policy,
+) -> tuple[list[FileReport], list[PatchFailure]]:
+    """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
+    from patchsmith.codemod.registry import find_recipe
+    from patchsmith.codemod.runner import plan_recipe, stage_plan
+
+    entry = find_recipe(operation.recipe, workspace.root)
+    if isinstance(entry, PatchFailure):
+        return [], [entry]
+    recipe = entry.recipe
+    if operation.language is not None and operation.language != recipe.language.value:
+        mismatch = PatchFailure(
+            FailureCode.INVALID_PROPOSAL,
+            f"recipe {recipe.recipe_id!r} is for {recipe.language.value}, not {operation.language}",
+            hint="drop `language` or name the recipe's own",
+        )
+        return [], [mismatch]
+    plan = plan_recipe(
+        recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
+    )
+    if plan.errors:
+        return [], list(plan.errors)
+    staged = stage_plan(plan, workspace, transaction)
+    reports = [
+        FileReport(path, Action.UPDATE, n, n)
+        for path, n in sorted(plan.matches.items())
+        if path in plan.changed
+    ]
+    return reports, staged
 
 
 def _applied_before(
@@ -313,8 +361,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
-    if any(isinstance(op, CommandOperation) for op in proposal.operations):
-        return None  # what a command changes is known only once it has run
+    if any(isinstance(op, AstTransformOperation | CommandOperation) for op in proposal.operations):
+        return None  # what a recipe or a command changes is known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []

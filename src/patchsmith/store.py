@@ -64,6 +64,7 @@ class AttemptKind(StrEnum):
     APPLY = "apply"
     PROPOSE = "propose"
     WRITE = "write"
+    RECIPE = "recipe"
 
 
 class AttemptStatus(StrEnum):

@@ -14,6 +14,7 @@ __all__ = ["main"]
 _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
+    "recipe",
     "run_command",
     "schema",
     "log",
