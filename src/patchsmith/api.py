@@ -96,6 +96,10 @@ def apply(
         if plan.failures and (not partial or not changes):
             refused = ApplyReport(ApplyStatus.REFUSED, files, plan.failures, check=check)
             return attempt.finish(refused, changes, transaction.diff())
+        if not changes and plan.modes_in_place and not plan.failures:
+            note = "mode already set: " + ", ".join(plan.modes_in_place)
+            report = ApplyReport(ApplyStatus.ALREADY_APPLIED, files, check=check, notes=(note,))
+            return attempt.finish(report)
         if not changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -115,5 +119,6 @@ def apply(
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
     return tuple(
-        FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path) for f in plan.files
+        FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
+        for f in plan.files
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchsmith._attempt import (
@@ -135,6 +135,10 @@ def propose(
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
             )
+        if not transaction.changes and staged.modes_in_place:
+            note = "mode already set: " + ", ".join(staged.modes_in_place)
+            already = replace(template, status=ApplyStatus.ALREADY_APPLIED)
+            return attempt.finish(replace(already, notes=(*already.notes, note)))
         if not transaction.changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -217,6 +221,7 @@ class _Staged:
     files: tuple[FileReport, ...]
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
+    modes_in_place: tuple[str, ...] = ()
 
 
 def _stage(
@@ -227,13 +232,15 @@ def _stage(
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
+    modes_in_place: tuple[str, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
         files.extend(
-            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
+            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
             for f in plan.files
         )
         failures.extend(plan.failures)
+        modes_in_place = plan.modes_in_place
     for index, operation in enumerate(proposal.operations):
         if not isinstance(operation, DirectWriteOperation):
             continue
@@ -264,7 +271,7 @@ def _stage(
             )
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
-    return _Staged(tuple(files), tuple(failures), expected)
+    return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
 
 
 def _applied_before(

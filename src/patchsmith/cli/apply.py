@@ -234,8 +234,9 @@ def _print_human(command: str, report: ApplyReport) -> None:
         sys.stderr.write(f"patchsmith {command}: refused; nothing was changed\n")
     for f in report.files:
         target = f" -> {f.new_path}" if f.new_path else ""
+        mode = f" mode {f.mode}" if f.mode else ""
         sys.stdout.write(
-            f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits)\n"
+            f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits){mode}\n"
         )
     for condition in (*report.preconditions, *report.postconditions):
         sys.stdout.write(
