@@ -198,7 +198,7 @@ class TestCli:
 
 class TestModeLineOwner:
     def test_mode_header_followed_by_another_files_header_is_refused(self, root: Path) -> None:
-        """`diff --git a/run.sh` + mode lines, then `--- a/a.py`: whose mode? Refuse, write nothing."""
+        """A `diff --git a/run.sh` mode header, then `--- a/a.py`: whose mode? Refused."""
         mixed = MODE_ONLY + "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n"
         before = snapshot_tree(root)
 
