@@ -518,3 +518,28 @@ class TestMappedErrors:
         """Misuse and unknown errors are re-raised untouched."""
         with pytest.raises(type(error)), _mapped_errors("reading"):
             raise error
+
+
+class TestFindStillApplied:
+    def test_files_named_by_the_record(self, store: Store) -> None:
+        """Each recorded file is looked up by the caller's hash function."""
+        files = (FileRecord("x.py", Action.UPDATE, SHA_A, SHA_B),)
+        attempt_id = store.record_attempt(make_record(files=files))
+
+        found = store.find_still_applied("prop-1", {"x.py": SHA_B}.get)
+
+        assert found is not None and attempt_id == found.id
+        assert None is store.find_still_applied("prop-1", {"x.py": SHA_A}.get)
+        assert None is store.find_still_applied("prop-2", {"x.py": SHA_B}.get)
+
+    def test_a_move_needs_its_old_path_gone(self, store: Store) -> None:
+        files = (FileRecord("new.py", Action.MOVE, SHA_A, SHA_A, old_path="old.py"),)
+        store.record_attempt(make_record(files=files))
+
+        assert store.find_still_applied("prop-1", {"new.py": SHA_A}.get) is not None
+        assert None is store.find_still_applied("prop-1", {"new.py": SHA_A, "old.py": SHA_A}.get)
+
+    def test_an_attempt_without_files_vouches_for_nothing(self, store: Store) -> None:
+        store.record_attempt(make_record(files=()))
+
+        assert None is store.find_still_applied("prop-1", {}.get)

@@ -282,12 +282,18 @@ def _applied_before(
     if not database.is_file():
         return None
     paths = _result_paths(workspace, proposal, script)
-    if not paths:
+    if paths == []:
         return None
-    hashes = {path: _sha256_of(workspace, path) for path in paths}
     try:
         with Store.open(database.parent) as store:
-            found = store.find_applied(proposal.proposal_id, hashes)
+            if paths is None:
+                # A path is inferred from content: the earlier attempt's record names it.
+                found = store.find_still_applied(
+                    proposal.proposal_id, lambda path: _sha256_of(workspace, path)
+                )
+            else:
+                hashes = {path: _sha256_of(workspace, path) for path in paths}
+                found = store.find_applied(proposal.proposal_id, hashes)
     except PatchRefused:
         return None  # an unreadable store cannot vouch for anything; apply as usual
     return found.id if found is not None else None

@@ -584,6 +584,34 @@ class Store:
                     return rec
         return None
 
+    def find_still_applied(
+        self, proposal_id: str, current_sha256: Callable[[str], str | None]
+    ) -> AttemptRecord | None:
+        """The newest applied attempt of `proposal_id` whose files are still as it left them.
+
+        `current_sha256(path)` is the file's sha256 now (`None` when absent); every file
+        the attempt wrote must hash to its recorded result, and a moved file's old path
+        must still be gone. For callers that cannot name the files up front (a patch
+        whose file path is inferred).
+        """
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
+                " ORDER BY created_at DESC, id DESC",
+                (proposal_id, AttemptStatus.APPLIED.value),
+            ).fetchall()
+            for (attempt_id,) in rows:
+                rec = _load(conn, str(attempt_id))
+                if rec.files and all(_still(f, current_sha256) for f in rec.files):
+                    return rec
+        return None
+
+
+def _still(record: FileRecord, current_sha256: Callable[[str], str | None]) -> bool:
+    if current_sha256(record.path) != record.after_sha256:
+        return False
+    return record.old_path is None or current_sha256(record.old_path) is None
+
 
 def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
     row = conn.execute(
