@@ -9,7 +9,6 @@ import multiprocessing
 import shutil
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from patchsmith.store import (
     _MIGRATIONS,
     DB_FILE_NAME,
     SCHEMA_VERSION,
+    UNIQUE_ID_PREFIX,
     AttemptKind,
     AttemptRecord,
     AttemptStatus,
@@ -480,16 +480,26 @@ class TestJson:
 
 
 class TestIds:
-    def test_sortable_and_unique(self) -> None:
-        """Ids are `a-` plus 18 characters, unique, and sort by creation time."""
-        first = new_attempt_id()
-        time.sleep(0.002)
-        later = [new_attempt_id() for _ in range(200)]
+    def test_random_from_the_first_character(self) -> None:
+        """Ids are `a-` plus 18 characters, unique, and differ early even when made together."""
+        ids = [new_attempt_id() for _ in range(200)]
 
-        assert len(first) == 20
-        assert first.startswith("a-")
-        assert len(set(later)) == 200
-        assert all(first < other for other in later)
+        assert all(len(i) == 20 and i.startswith("a-") for i in ids)
+        assert len(set(ids)) == 200
+        assert len({i[:4] for i in ids}) > 20
+
+    def test_recorded_ids_have_unique_prefixes(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A new id never shares its first UNIQUE_ID_PREFIX characters with a recorded one."""
+        drawn = iter(["a-ABCDEF0000000000AA", "a-ABCDEF1111111111BB", "a-ZZZZZZ0000000000CC"])
+        monkeypatch.setattr("patchsmith.store.new_attempt_id", lambda: next(drawn))
+
+        first = store.record_attempt(make_record(id=None))
+        second = store.record_attempt(make_record(id=None))
+
+        assert ("a-ABCDEF0000000000AA", "a-ZZZZZZ0000000000CC") == (first, second)
+        assert UNIQUE_ID_PREFIX == 8
 
 
 class TestMappedErrors:

@@ -52,6 +52,7 @@ def apply(
     # patchsmith` must stay cheap.
     from patchsmith._attempt import (
         Attempt,
+        applied_before,
         head_commit,
         not_ready,
         open_workspace,
@@ -83,6 +84,10 @@ def apply(
     special = unsupported_modes(script)
     if special:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=special, check=check))
+    earlier = applied_before(workspace, attempt.proposal_id, script)
+    if earlier is not None:
+        note = f"already applied by attempt {earlier}; nothing was written"
+        return attempt.finish(ApplyReport(ApplyStatus.ALREADY_APPLIED, check=check, notes=(note,)))
     with Transaction(workspace) as transaction:
         plan = stage_script(
             script,

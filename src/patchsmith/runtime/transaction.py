@@ -41,6 +41,7 @@ from patchsmith.runtime.journal import (
     open_pending,
     roll_back,
 )
+from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
 from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
 from patchsmith.runtime.workspace import Workspace, os_failure
@@ -323,11 +324,14 @@ class Transaction:
 
     # committing
 
-    def commit(self, *, on_step: StepCallback | None = None) -> PatchFailure | None:
+    def commit(
+        self, *, on_step: StepCallback | None = None, leave_no_state: bool = False
+    ) -> PatchFailure | None:
         """Write every staged change or none; IO_ERROR (rolled back) if the disk fails midway.
 
         STALE_FILE or FILE_ALREADY_EXISTS when the disk changed since staging (nothing
-        is written then).
+        is written then). With `leave_no_state` (no audit record wanted), a `.patchsmith/`
+        this commit had to make for its lock is removed again afterwards.
         """
         self._ensure_open()
         self._state = _State.COMMITTED
@@ -336,6 +340,7 @@ class Transaction:
         if workspace.blocking_failures:
             return workspace.blocking_failures[0]
         changes = self.changes
+        made_state_dir = not os.path.lexists(workspace.real_root / STATE_DIR_NAME)
         try:
             with workspace.lock():
                 # Another process may have died mid-commit since this one staged: put
@@ -343,7 +348,10 @@ class Transaction:
                 blocking = workspace.recover_locked()
                 if blocking:
                     return blocking[0]
-                return self._commit_locked(changes, step)
+                failure = self._commit_locked(changes, step)
+                if leave_no_state and made_state_dir:
+                    workspace.discard_state_dir()
+                return failure
         except StateDirUnsafe as exc:
             return unsafe_failure(exc)
         except OSError as exc:
