@@ -23,7 +23,7 @@ from patchsmith.report import ApplyReport, ApplyStatus
 if TYPE_CHECKING:
     from patchsmith.policy import Policy
 
-__all__ = ["add_record_option", "print_report", "register", "run"]
+__all__ = ["add_record_option", "edit_format", "print_report", "register", "run"]
 
 FORMATS_HELP = textwrap.dedent(
     """\
@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--format",
         default=EditFormat.AUTO,
-        type=_edit_format,
+        type=edit_format,
         metavar="{" + ",".join(f.value for f in EditFormat) + "}",
         help="the edit format (default: auto-detect; aliases such as diff or aider accepted)",
     )
@@ -164,7 +164,7 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _edit_format(name: str) -> EditFormat:
+def edit_format(name: str) -> EditFormat:
     """argparse type: a format name or alias, else a usage error (exit 2)."""
     from patchsmith.formats.registry import format_named
 
