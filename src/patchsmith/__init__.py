@@ -27,6 +27,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
 if TYPE_CHECKING:
+    from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -57,6 +58,8 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "Recipe",
+    "RecipeReport",
     "ToolDefinition",
     "ToolFlavor",
     "apply",
@@ -67,6 +70,7 @@ __all__ = [
     "parse_edits",
     "propose",
     "read_file",
+    "run_recipe",
     "tool_definitions",
     "write_file",
 ]
@@ -78,6 +82,9 @@ _LAZY = {
     "PatchProposal": "patchsmith.proposal",
     "Policy": "patchsmith.policy",
     "propose": "patchsmith.propose",
+    "Recipe": "patchsmith.codemod",
+    "RecipeReport": "patchsmith.codemod",
+    "run_recipe": "patchsmith.codemod",
     "ToolDefinition": "patchsmith.formats.tools",
     "ToolFlavor": "patchsmith.formats.tools",
     "format_prompt": "patchsmith.formats.tools",

@@ -195,14 +195,22 @@ class DirectWriteOperation(ProposalModel):
 
 
 class AstTransformOperation(ProposalModel):
-    """A codemod recipe run over `paths` (not executed yet: refused with NOT_SUPPORTED_YET)."""
+    """A codemod recipe (docs/codemods.md) run over its scope, staged with the other operations.
+
+    `recipe` is a recipe id (project or built-in) or a recipe file in the workspace;
+    `scope` (and its older name `paths`) narrows the recipe's files with gitignore-style
+    patterns; `dry_run` makes the whole proposal a check (nothing written).
+    """
 
     type: Literal["ast_transform"] = "ast_transform"
     recipe: str = Field(min_length=1)
     language: str | None = None
+    """When given, must be the recipe's own language."""
+    scope: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    dry_run: bool = False
     params: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    """Scalar recipe parameters, passed to the recipe as given."""
+    """Recipe parameters: recipes take none yet, so a non-empty map is NOT_SUPPORTED_YET."""
 
 
 class CommandOperation(ProposalModel):
@@ -337,7 +345,16 @@ def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
     """One NOT_SUPPORTED_YET failure per operation this version cannot execute."""
     failures: list[PatchFailure] = []
     for index, operation in enumerate(proposal.operations):
-        if isinstance(operation, AstTransformOperation | CommandOperation):
+        if isinstance(operation, AstTransformOperation) and operation.params:
+            failures.append(
+                PatchFailure(
+                    code=FailureCode.NOT_SUPPORTED_YET,
+                    message=f"operations[{index}]: recipe parameters are not supported yet",
+                    hint="write the values into a project recipe in .patchsmith/recipes/",
+                    rule="operation_supported",
+                )
+            )
+        if isinstance(operation, CommandOperation):
             failures.append(
                 PatchFailure(
                     code=FailureCode.NOT_SUPPORTED_YET,

@@ -46,6 +46,7 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, 
 from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
+    AstTransformOperation,
     DirectWriteOperation,
     PatchOperation,
     PatchProposal,
@@ -92,6 +93,10 @@ def propose(
     rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     recording = should_record(record, rules)
     loaded = load_proposal(proposal)
+    if not isinstance(loaded, PatchFailure) and any(
+        isinstance(op, AstTransformOperation) and op.dry_run for op in loaded.operations
+    ):
+        check = True  # an ast_transform's dry run makes the whole proposal a check
     if isinstance(loaded, PatchFailure):
         attempt = Attempt(
             workspace.real_root,
@@ -129,7 +134,7 @@ def propose(
     if pre_failures:
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
-        staged = _stage(workspace, transaction, loaded, scripts)
+        staged = _stage(workspace, transaction, loaded, scripts, rules)
         template = _with_files(template, staged.files)
         if staged.failures:
             return attempt.finish(
@@ -225,7 +230,11 @@ class _Staged:
 
 
 def _stage(
-    workspace: Workspace, transaction: Transaction, proposal: PatchProposal, script: EditScript
+    workspace: Workspace,
+    transaction: Transaction,
+    proposal: PatchProposal,
+    script: EditScript,
+    rules: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
     # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
@@ -242,6 +251,13 @@ def _stage(
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
     for index, operation in enumerate(proposal.operations):
+        if isinstance(operation, AstTransformOperation):
+            recipe_files, recipe_failures = _stage_recipe(
+                workspace, transaction, operation, rules.tightened_by(proposal)
+            )
+            files.extend(recipe_files)
+            failures.extend(_numbered(index, f) for f in recipe_failures)
+            continue
         if not isinstance(operation, DirectWriteOperation):
             continue
         written = stage_write(
@@ -256,22 +272,58 @@ def _stage(
         )
         files.append(written.file)
         if written.failure is not None:
-            failure = written.failure
-            failures.append(
-                PatchFailure(
-                    failure.code,
-                    f"operations[{index}]: {failure.message}",
-                    failure.file,
-                    failure.hunk,
-                    failure.hint,
-                    failure.excerpt,
-                    failure.current_sha256,
-                    failure.rule,
-                )
-            )
+            failures.append(_numbered(index, written.failure))
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
     return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+
+
+def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
+    return PatchFailure(
+        failure.code,
+        f"operations[{index}]: {failure.message}",
+        failure.file,
+        failure.hunk,
+        failure.hint,
+        failure.excerpt,
+        failure.current_sha256,
+        failure.rule,
+    )
+
+
+def _stage_recipe(
+    workspace: Workspace,
+    transaction: Transaction,
+    operation: AstTransformOperation,
+    rules: Policy,
+) -> tuple[list[FileReport], list[PatchFailure]]:
+    """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
+    from patchsmith.codemod.registry import find_recipe
+    from patchsmith.codemod.runner import plan_recipe, stage_plan
+
+    entry = find_recipe(operation.recipe, workspace.root)
+    if isinstance(entry, PatchFailure):
+        return [], [entry]
+    recipe = entry.recipe
+    if operation.language is not None and operation.language != recipe.language.value:
+        mismatch = PatchFailure(
+            FailureCode.INVALID_PROPOSAL,
+            f"recipe {recipe.recipe_id!r} is for {recipe.language.value}, not {operation.language}",
+            hint="drop `language` or name the recipe's own",
+        )
+        return [], [mismatch]
+    plan = plan_recipe(
+        recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
+    )
+    if plan.errors:
+        return [], list(plan.errors)
+    staged = stage_plan(plan, workspace, transaction)
+    reports = [
+        FileReport(path, Action.UPDATE, n, n)
+        for path, n in sorted(plan.matches.items())
+        if path in plan.changed
+    ]
+    return reports, staged
 
 
 def _applied_before(
@@ -303,6 +355,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
+    if any(isinstance(op, AstTransformOperation) for op in proposal.operations):
+        return None  # a recipe's files are known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []

@@ -70,6 +70,7 @@ class AttemptKind(StrEnum):
     APPLY = "apply"
     PROPOSE = "propose"
     WRITE = "write"
+    RECIPE = "recipe"
 
 
 class AttemptStatus(StrEnum):
