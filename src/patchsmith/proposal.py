@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic.alias_generators import to_camel
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
@@ -63,9 +64,22 @@ __all__ = [
 
 
 class ProposalModel(BaseModel):
-    """Base of every proposal part: immutable, snake_case, unknown keys rejected."""
+    """Base of every proposal part: immutable, unknown keys rejected.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Fields are snake_case; each is also accepted in camelCase (`proposalId`,
+    `expectedSha256`), as JavaScript runtimes write them. Dumps and error locations
+    use the snake_case names.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=False,
+        loc_by_alias=False,
+    )
 
 
 class ProposalStrategy(StrEnum):
@@ -443,6 +457,38 @@ def _describe(exc: ValidationError) -> str:
 
 
 def proposal_json_schema() -> dict[str, object]:
-    """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json)."""
-    schema: dict[str, object] = PatchProposal.model_json_schema()
+    """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json).
+
+    Properties are snake_case; each object also accepts the camelCase spelling of a
+    property (the same schema), and a required property may be given in either.
+    """
+    schema: dict[str, object] = PatchProposal.model_json_schema(by_alias=False)
+    _with_camel_case(schema)
+    for definition in _definitions(schema):
+        _with_camel_case(definition)
     return schema
+
+
+def _definitions(schema: dict[str, object]) -> list[dict[str, object]]:
+    found = schema.get("$defs", {})
+    assert isinstance(found, dict)
+    return [value for value in found.values() if isinstance(value, dict)]
+
+
+def _with_camel_case(node: dict[str, object]) -> None:
+    properties = node.get("properties")
+    if not isinstance(properties, dict):
+        return
+    camel = {to_camel(name): value for name, value in properties.items() if to_camel(name) != name}
+    properties.update(camel)
+    required = node.get("required")
+    if not isinstance(required, list):
+        return
+    either = [name for name in required if to_camel(name) != name]
+    if either:
+        node["required"] = [name for name in required if name not in either]
+        node["allOf"] = [
+            {"anyOf": [{"required": [name]}, {"required": [to_camel(name)]}]} for name in either
+        ]
+        if not node["required"]:
+            del node["required"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchsmith._attempt import (
@@ -141,6 +141,10 @@ def propose(
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
             )
+        if not transaction.changes and staged.modes_in_place:
+            note = "mode already set: " + ", ".join(staged.modes_in_place)
+            already = replace(template, status=ApplyStatus.ALREADY_APPLIED)
+            return attempt.finish(replace(already, notes=(*already.notes, note)))
         if not transaction.changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -225,6 +229,7 @@ class _Staged:
     files: tuple[FileReport, ...]
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
+    modes_in_place: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -241,13 +246,15 @@ def _stage(
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
+    modes_in_place: tuple[str, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
         files.extend(
-            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
+            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
             for f in plan.files
         )
         failures.extend(plan.failures)
+        modes_in_place = plan.modes_in_place
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
             recipe_files, recipe_failures = _stage_recipe(
@@ -277,7 +284,7 @@ def _stage(
         (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
     ]
     if failures or not commands:
-        return _Staged(tuple(files), tuple(failures), expected)
+        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
     ran = stage_commands(
@@ -287,7 +294,7 @@ def _stage(
         policy=rules,
         forbidden=proposal.forbidden_files,
     )
-    return _Staged((*files, *ran.files), ran.failures, expected, ran.notes)
+    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
 
 
 def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
@@ -346,12 +353,18 @@ def _applied_before(
     if not database.is_file():
         return None
     paths = _result_paths(workspace, proposal, script)
-    if not paths:
+    if paths == []:
         return None
-    hashes = {path: _sha256_of(workspace, path) for path in paths}
     try:
         with Store.open(database.parent) as store:
-            found = store.find_applied(proposal.proposal_id, hashes)
+            if paths is None:
+                # A path is inferred from content: the earlier attempt's record names it.
+                found = store.find_still_applied(
+                    proposal.proposal_id, lambda path: _sha256_of(workspace, path)
+                )
+            else:
+                hashes = {path: _sha256_of(workspace, path) for path in paths}
+                found = store.find_applied(proposal.proposal_id, hashes)
     except PatchRefused:
         return None  # an unreadable store cannot vouch for anything; apply as usual
     return found.id if found is not None else None

@@ -41,17 +41,40 @@ from patchsmith.runtime.journal import (
     open_pending,
     roll_back,
 )
+from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
 from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
 from patchsmith.runtime.workspace import Workspace, os_failure
 
-__all__ = ["DEFAULT_FILE_MODE", "StepCallback", "Transaction"]
+__all__ = [
+    "DEFAULT_FILE_MODE",
+    "EXECUTABLE_FILE_MODE",
+    "StepCallback",
+    "Transaction",
+    "with_executable",
+]
 
 DEFAULT_FILE_MODE = 0o666
 """Permission bits of a created file when none are given, before the umask (as `open`)."""
 
+EXECUTABLE_FILE_MODE = 0o777
+"""Permission bits of a created executable (`new file mode 100755`), before the umask."""
+
 StepCallback = Callable[[str], None]
 """Called with a step's name (`"journal"`, `"write a.py"`...) before the step runs."""
+
+
+def with_executable(mode: int, executable: bool | None) -> int:
+    """`mode` with execute bits set (for whoever may read) or cleared, as git's modes say.
+
+    git records only 100644 or 100755, so `chmod +x` of a 0o640 file is 0o750: the
+    execute bits follow the read bits rather than granting anyone new access.
+    """
+    if executable is None:
+        return mode
+    if executable:
+        return mode | ((mode & 0o444) >> 2)
+    return mode & ~0o111
 
 
 class _State(Enum):
@@ -153,8 +176,13 @@ class Transaction:
 
     # staging
 
-    def update(self, path: str, new_text: str, *, reason: str = "") -> PatchFailure | None:
-        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept."""
+    def update(
+        self, path: str, new_text: str, *, reason: str = "", executable: bool | None = None
+    ) -> PatchFailure | None:
+        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
+
+        `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
+        """
         self._ensure_open()
         target = self._target(path, follow_final=True)
         if isinstance(target, PatchFailure):
@@ -180,7 +208,7 @@ class Transaction:
             old_text=current.text,
             new_text=new_text,
             old_mode=current.mode,
-            new_mode=current.mode,
+            new_mode=with_executable(current.mode, executable),
             reason=reason,
             old_links=raw.links,
         )
@@ -319,9 +347,18 @@ class Transaction:
         return None
 
     def move(
-        self, src: str, dst: str, new_text: str | None = None, *, reason: str = ""
+        self,
+        src: str,
+        dst: str,
+        new_text: str | None = None,
+        *,
+        reason: str = "",
+        executable: bool | None = None,
     ) -> PatchFailure | None:
-        """Stage renaming `src` to the free path `dst`, with `new_text` if given; mode is kept."""
+        """Stage renaming `src` to the free path `dst`, with `new_text` if given.
+
+        The mode is kept, except that `executable` sets or clears the execute bits.
+        """
         self._ensure_open()
         found = self._existing_source(src)
         if isinstance(found, PatchFailure):
@@ -352,7 +389,7 @@ class Transaction:
             old_text=current.text,
             new_text=text,
             old_mode=current.mode,
-            new_mode=current.mode,
+            new_mode=with_executable(current.mode, executable),
             reason=reason,
             old_links=current.links,
         )
@@ -361,11 +398,14 @@ class Transaction:
 
     # committing
 
-    def commit(self, *, on_step: StepCallback | None = None) -> PatchFailure | None:
+    def commit(
+        self, *, on_step: StepCallback | None = None, leave_no_state: bool = False
+    ) -> PatchFailure | None:
         """Write every staged change or none; IO_ERROR (rolled back) if the disk fails midway.
 
         STALE_FILE or FILE_ALREADY_EXISTS when the disk changed since staging (nothing
-        is written then).
+        is written then). With `leave_no_state` (no audit record wanted), a `.patchsmith/`
+        this commit had to make for its lock is removed again afterwards.
         """
         self._ensure_open()
         self._state = _State.COMMITTED
@@ -374,6 +414,7 @@ class Transaction:
         if workspace.blocking_failures:
             return workspace.blocking_failures[0]
         changes = self.changes
+        made_state_dir = not os.path.lexists(workspace.real_root / STATE_DIR_NAME)
         try:
             with workspace.lock():
                 # Another process may have died mid-commit since this one staged: put
@@ -381,7 +422,10 @@ class Transaction:
                 blocking = workspace.recover_locked()
                 if blocking:
                     return blocking[0]
-                return self._commit_locked(changes, step)
+                failure = self._commit_locked(changes, step)
+                if leave_no_state and made_state_dir:
+                    workspace.discard_state_dir()
+                return failure
         except StateDirUnsafe as exc:
             return unsafe_failure(exc)
         except OSError as exc:
