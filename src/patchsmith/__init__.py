@@ -28,6 +28,7 @@ from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
+    from patchsmith.commands.run import run_command
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -70,6 +71,7 @@ __all__ = [
     "parse_edits",
     "propose",
     "read_file",
+    "run_command",
     "run_recipe",
     "tool_definitions",
     "write_file",
@@ -89,6 +91,7 @@ _LAZY = {
     "ToolFlavor": "patchsmith.formats.tools",
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
+    "run_command": "patchsmith.commands.run",
 }
 
 

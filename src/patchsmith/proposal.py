@@ -214,12 +214,23 @@ class AstTransformOperation(ProposalModel):
 
 
 class CommandOperation(ProposalModel):
-    """A change produced by an allow-listed command profile (not executed yet)."""
+    """A change produced by running an allow-listed command profile (docs/commands.md).
+
+    The profile's argv template is filled only from `params`, each value validated by
+    the profile; the command runs on a scratch copy of the workspace (with the
+    proposal's other operations applied), and what it changed is staged as
+    command-generated. Refused if it changes a path outside `expected_changed_paths`
+    (default: the profile's) or inside `forbidden_changed_paths`.
+    """
 
     type: Literal["command"] = "command"
     profile: str = Field(min_length=1)
-    argv: tuple[str, ...] = ()
-    """Extra arguments appended to the profile's command."""
+    params: dict[str, str | tuple[str, ...]] = Field(default_factory=dict)
+    """Values for the profile's declared parameters; never free command-line text."""
+    expected_changed_paths: tuple[str, ...] = ()
+    """Gitignore-style patterns of the paths the command may change."""
+    forbidden_changed_paths: tuple[str, ...] = ()
+    """Gitignore-style patterns of paths it must not change."""
 
 
 Operation = Annotated[
@@ -351,16 +362,6 @@ def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
                     code=FailureCode.NOT_SUPPORTED_YET,
                     message=f"operations[{index}]: recipe parameters are not supported yet",
                     hint="write the values into a project recipe in .patchsmith/recipes/",
-                    rule="operation_supported",
-                )
-            )
-        if isinstance(operation, CommandOperation):
-            failures.append(
-                PatchFailure(
-                    code=FailureCode.NOT_SUPPORTED_YET,
-                    message=f"operations[{index}]: '{operation.type}' operations are not "
-                    "executed by this version of patchsmith",
-                    hint="send the change as a 'patch' or 'direct_write' operation",
                     rule="operation_supported",
                 )
             )

@@ -47,6 +47,7 @@ from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
     AstTransformOperation,
+    CommandOperation,
     DirectWriteOperation,
     PatchOperation,
     PatchProposal,
@@ -135,7 +136,7 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files)
+        template = _with_files(template, staged.files, staged.notes)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -178,13 +179,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
     )
 
 
-def _with_files(template: ApplyReport, files: tuple[FileReport, ...]) -> ApplyReport:
+def _with_files(
+    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+) -> ApplyReport:
     return ApplyReport(
         template.status,
         files,
         check=template.check,
         preconditions=template.preconditions,
-        notes=template.notes,
+        notes=(*template.notes, *notes),
     )
 
 
@@ -227,6 +230,7 @@ class _Staged:
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
     modes_in_place: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def _stage(
@@ -237,7 +241,8 @@ def _stage(
     rules: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
-    # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
+    # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
+    # run last, on a copy with all of that applied (a lockfile follows its manifest).
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
@@ -275,7 +280,21 @@ def _stage(
             failures.append(_numbered(index, written.failure))
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
-    return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+    commands = [
+        (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
+    ]
+    if failures or not commands:
+        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+    from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
+
+    ran = stage_commands(
+        workspace.real_root,
+        transaction,
+        commands,
+        policy=rules,
+        forbidden=proposal.forbidden_files,
+    )
+    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
 
 
 def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
@@ -355,8 +374,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
-    if any(isinstance(op, AstTransformOperation) for op in proposal.operations):
-        return None  # a recipe's files are known only once it has run
+    if any(isinstance(op, AstTransformOperation | CommandOperation) for op in proposal.operations):
+        return None  # what a recipe or a command changes is known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []

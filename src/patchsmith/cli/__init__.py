@@ -15,6 +15,7 @@ _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
     "recipe",
+    "run_command",
     "schema",
     "log",
     "show",

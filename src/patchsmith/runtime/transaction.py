@@ -16,7 +16,7 @@ import os
 import shutil
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
@@ -90,6 +90,12 @@ def _conflict(path: str, message: str) -> PatchFailure:
         file=path,
         hint="combine the edits to one file into a single change",
     )
+
+
+def _decoded(path: str, data: bytes, mode: int | None) -> str | None:
+    """The text of `data` as the guards see it, `None` when it is binary or undecodable."""
+    decoded = decode_file(path, data, 0o644 if mode is None else mode)
+    return None if isinstance(decoded, PatchFailure) else decoded.text
 
 
 def _no_step(_name: str) -> None:
@@ -270,6 +276,74 @@ class Transaction:
             old_links=current.links,
         )
         self._stage(change, f"deletion of {source}")
+        return None
+
+    def stage_generated(
+        self, path: str, new_bytes: bytes | None, mode: int | None = None, *, reason: str = ""
+    ) -> PatchFailure | None:
+        """Stage a command's output for `path`, byte for byte (`None` deletes the file).
+
+        The change is marked `generated_by_command`, unless an earlier edit in this
+        transaction already changed the file: then the command's bytes replace that
+        edit's new content and the change stays a hand edit, judged as one by the guards.
+        `mode` is the permission bits of a file the command created.
+        """
+        self._ensure_open()
+        target = self._target(path, follow_final=False)
+        if isinstance(target, PatchFailure):
+            return target
+        staged = self._staged.get(target)
+        if staged is not None:
+            if new_bytes is None or staged.action is Action.DELETE:
+                return _conflict(
+                    target,
+                    f"{target} is already staged ({self._claimed[target]}); "
+                    "the command cannot also create or delete it",
+                )
+            text = _decoded(target, new_bytes, staged.new_mode)
+            self._staged[target] = replace(staged, new_bytes=new_bytes, new_text=text)
+            return None
+        if new_bytes is None:
+            failure = self.delete(target, reason=reason)
+            if failure is None:
+                self._staged[target] = replace(self._staged[target], generated_by_command=True)
+            return failure
+        if not self._workspace.lexists(target):
+            failure = self._check_free(target)
+            if failure is not None:
+                return failure
+            new_mode = (DEFAULT_FILE_MODE & ~current_umask()) if mode is None else mode
+            change = FileChange(
+                path=target,
+                action=Action.CREATE,
+                old_path=None,
+                old_bytes=None,
+                new_bytes=new_bytes,
+                new_text=_decoded(target, new_bytes, new_mode),
+                new_mode=new_mode,
+                reason=reason,
+                generated_by_command=True,
+            )
+            self._stage(change, f"creation of {target} by a command")
+            return None
+        raw = self._workspace.read_raw(target)
+        if isinstance(raw, PatchFailure):
+            return raw
+        change = FileChange(
+            path=target,
+            action=Action.UPDATE,
+            old_path=target,
+            old_bytes=raw.raw,
+            new_bytes=new_bytes,
+            old_text=_decoded(target, raw.raw, raw.mode),
+            new_text=_decoded(target, new_bytes, raw.mode),
+            old_mode=raw.mode,
+            new_mode=raw.mode,
+            reason=reason,
+            generated_by_command=True,
+            old_links=raw.links,
+        )
+        self._stage(change, f"update of {target} by a command")
         return None
 
     def move(
