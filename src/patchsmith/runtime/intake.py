@@ -82,6 +82,8 @@ class _File:
     failed: bool = False
     executable: bool | None = None
     """What a git mode line asks of the execute bits; `None`: keep them."""
+    whole: bool = False
+    """The text was sent whole at least once (the review guard looks closer)."""
 
 
 @dataclass
@@ -166,7 +168,7 @@ def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
         if executable is not None:
             run.modes_in_place.append(state.path)
         return None
-    return tx.update(state.path, state.text, executable=executable)
+    return tx.update(state.path, state.text, executable=executable, whole_content=state.whole)
 
 
 # -- git modes -------------------------------------------------------------------------------------
@@ -413,6 +415,8 @@ def _update(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> No
     state = _open(run, path, must_exist=not (whole or creates))
     if state is None:
         return
+    if whole:
+        state.whole = True
     if state.text is None:
         state.action = Action.CREATE
         state.text = ""

@@ -179,7 +179,13 @@ class Transaction:
     # staging
 
     def update(
-        self, path: str, new_text: str, *, reason: str = "", executable: bool | None = None
+        self,
+        path: str,
+        new_text: str,
+        *,
+        reason: str = "",
+        executable: bool | None = None,
+        whole_content: bool = False,
     ) -> PatchFailure | None:
         """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
 
@@ -212,6 +218,7 @@ class Transaction:
             old_mode=current.mode,
             new_mode=with_executable(current.mode, executable),
             reason=reason,
+            whole_content=whole_content,
             old_links=raw.links,
         )
         self._stage(change, f"update of {target}")
