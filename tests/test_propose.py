@@ -206,11 +206,10 @@ class TestRefusals:
         "operation",
         [
             {"type": "ast_transform", "recipe": "rename", "params": {"n": 1}},
-            {"type": "command", "profile": "lock", "argv": ["--frozen"]},
         ],
     )
     def test_unsupported_operations(self, root: Path, operation: dict[str, object]) -> None:
-        """Recipe parameters and commands are NOT_SUPPORTED_YET, never silently skipped."""
+        """Recipe parameters are NOT_SUPPORTED_YET, never silently skipped."""
         before = snapshot_tree(root)
         operations = [*full_proposal()["operations"], operation]  # type: ignore[misc]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchsmith._attempt import (
@@ -47,6 +47,7 @@ from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
     AstTransformOperation,
+    CommandOperation,
     DirectWriteOperation,
     PatchOperation,
     PatchProposal,
@@ -135,11 +136,15 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files)
+        template = _with_files(template, staged.files, staged.notes)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
             )
+        if not transaction.changes and staged.modes_in_place:
+            note = "mode already set: " + ", ".join(staged.modes_in_place)
+            already = replace(template, status=ApplyStatus.ALREADY_APPLIED)
+            return attempt.finish(replace(already, notes=(*already.notes, note)))
         if not transaction.changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -174,13 +179,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
     )
 
 
-def _with_files(template: ApplyReport, files: tuple[FileReport, ...]) -> ApplyReport:
+def _with_files(
+    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+) -> ApplyReport:
     return ApplyReport(
         template.status,
         files,
         check=template.check,
         preconditions=template.preconditions,
-        notes=template.notes,
+        notes=(*template.notes, *notes),
     )
 
 
@@ -222,6 +229,8 @@ class _Staged:
     files: tuple[FileReport, ...]
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
+    modes_in_place: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def _stage(
@@ -232,10 +241,12 @@ def _stage(
     rules: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
-    # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
+    # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
+    # run last, on a copy with all of that applied (a lockfile follows its manifest).
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
+    modes_in_place: tuple[str, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(
             script,
@@ -245,10 +256,11 @@ def _stage(
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files.extend(
-            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
+            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
             for f in plan.files
         )
         failures.extend(plan.failures)
+        modes_in_place = plan.modes_in_place
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
             recipe_files, recipe_failures = _stage_recipe(
@@ -274,7 +286,21 @@ def _stage(
             failures.append(_numbered(index, written.failure))
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
-    return _Staged(tuple(files), tuple(failures), expected)
+    commands = [
+        (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
+    ]
+    if failures or not commands:
+        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+    from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
+
+    ran = stage_commands(
+        workspace.real_root,
+        transaction,
+        commands,
+        policy=rules,
+        forbidden=proposal.forbidden_files,
+    )
+    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
 
 
 def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
@@ -333,12 +359,18 @@ def _applied_before(
     if not database.is_file():
         return None
     paths = _result_paths(workspace, proposal, script)
-    if not paths:
+    if paths == []:
         return None
-    hashes = {path: _sha256_of(workspace, path) for path in paths}
     try:
         with Store.open(database.parent) as store:
-            found = store.find_applied(proposal.proposal_id, hashes)
+            if paths is None:
+                # A path is inferred from content: the earlier attempt's record names it.
+                found = store.find_still_applied(
+                    proposal.proposal_id, lambda path: _sha256_of(workspace, path)
+                )
+            else:
+                hashes = {path: _sha256_of(workspace, path) for path in paths}
+                found = store.find_applied(proposal.proposal_id, hashes)
     except PatchRefused:
         return None  # an unreadable store cannot vouch for anything; apply as usual
     return found.id if found is not None else None
@@ -348,8 +380,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
-    if any(isinstance(op, AstTransformOperation) for op in proposal.operations):
-        return None  # a recipe's files are known only once it has run
+    if any(isinstance(op, AstTransformOperation | CommandOperation) for op in proposal.operations):
+        return None  # what a recipe or a command changes is known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []

@@ -15,20 +15,25 @@ _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
     "recipe",
+    "run_command",
     "schema",
     "log",
     "show",
     "replay",
+    "tools",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
+    from patchsmith import __version__
+
     parser = argparse.ArgumentParser(
         prog="patchsmith",
         description="Apply the edits language models write to a workspace, safely.",
     )
+    parser.add_argument("--version", action="version", version=f"patchsmith {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         module = importlib.import_module(f"patchsmith.cli.{name}")
