@@ -11,7 +11,7 @@ __all__ = ["main"]
 # Subcommand modules, in the order `--help` lists them. Each defines
 # `register(subparsers) -> None`, which adds its parser and sets `func`
 # (a callable taking the parsed namespace and returning the exit code).
-_COMMANDS: tuple[str, ...] = ("apply", "propose", "schema", "log", "show", "replay")
+_COMMANDS: tuple[str, ...] = ("apply", "propose", "verify", "schema", "log", "show", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:
