@@ -107,11 +107,13 @@ def verify_changes(
     top: int = DEFAULT_TOP,
     timeout_s: float | None = None,
     profile_set: ProfileSet | None = None,
+    cache: bool = True,
 ) -> VerifyReport:
     """Run `profiles` on the workspace with `changes` applied, in a private copy.
 
     The base is the workspace as it is now (keyed by a digest of its files); neither
-    run writes to the workspace.
+    run writes to the workspace. With `cache` false the base run is neither read
+    from nor written to `.patchsmith/` (nothing at all is written).
     """
     real_root = Path(root).resolve()
     chosen = select_profiles(real_root, profiles, profile_set)
@@ -143,6 +145,7 @@ def verify_changes(
                 full=full,
                 top=top,
                 timeout_s=timeout_s,
+                cache=cache,
             )
             for name, profile in chosen
         )
@@ -186,11 +189,12 @@ def _verify_one(
     full: bool,
     top: int,
     timeout_s: float | None = None,
+    cache: bool = True,
 ) -> ProfileOutcome:
     from patchsmith.verify.runner import run_profile
 
     runs: list[Evidence] = []
-    base_run = _base_run(name, profile, real_root, base_key, base_tree, timeout_s)
+    base_run = _base_run(name, profile, real_root, base_key, base_tree, timeout_s, cache)
     if base_run is not None:
         runs.append(base_run)
     targets: tuple[str, ...] = ()
@@ -259,20 +263,21 @@ def _base_run(
     base_key: str | None,
     base_tree: BaseTree,
     timeout_s: float | None,
+    cache: bool,
 ) -> Evidence | None:
     from patchsmith.verify.runner import run_profile
 
     if base_key is None:
         return None
     key = cache_key(base_key, name, profile)
-    cached = read_cached(real_root, key)
+    cached = read_cached(real_root, key) if cache else None
     if cached is not None:
         return replace(cached, cached=True)
     tree = base_tree()
     if tree is None:
         return None
     run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s)
-    if run.start_error is None and not run.timed_out:
+    if cache and run.start_error is None and not run.timed_out:
         write_cached(real_root, key, run)
     return run
 
