@@ -94,7 +94,7 @@ class TestGeneric:
 
     def test_eslint_unix(self) -> None:
         """eslint's unix formatter: the rule in brackets becomes the code."""
-        out = "/project/src/a.js:1:7: 'x' is assigned a value but never used. [Error/no-unused-vars]\n"
+        out = "/project/src/a.js:1:7: unused x. [Error/no-unused-vars]\n"
         found = parse_output(ParserName.GENERIC, ParserInput(out, "", root="/project"))
 
         assert [("src/a.js", 1, 7, "Error/no-unused-vars")] == _where(found)

@@ -83,8 +83,9 @@ class TestRefusesOnlyWhatTheChangeBroke:
 
     def test_good_change_applies_with_evidence(self, project: Path) -> None:
         """A change that breaks nothing is written; TESTS_PASS and COMPILES pass."""
-        report = propose(_proposal(RENAMED, verification_plan={"profile": "pytest",
-                                                                "full": True}), project)
+        report = propose(
+            _proposal(RENAMED, verification_plan={"profile": "pytest", "full": True}), project
+        )
 
         assert ApplyStatus.APPLIED == report.status, report.errors
         assert RENAMED == (project / "pkg/calc.py").read_bytes()
@@ -145,8 +146,9 @@ class TestPlanChecks:
     def test_plan_below_the_pyramid_is_insufficient(self, project: Path) -> None:
         """HYBRID needs full tests: a lint-only plan cannot prove it."""
         report = propose(
-            _proposal(strategy="HYBRID", verification_plan={"profile": "lint"},
-                      expected_postconditions=[]),
+            _proposal(
+                strategy="HYBRID", verification_plan={"profile": "lint"}, expected_postconditions=[]
+            ),
             project,
         )
 
@@ -174,9 +176,7 @@ class TestPlanChecks:
         config = project / "patchsmith.toml"
         config.write_text("[verify]\nrequire_plan = true\n" + config.read_text())
 
-        report = propose(
-            _proposal(verification_plan=None, expected_postconditions=[]), project
-        )
+        report = propose(_proposal(verification_plan=None, expected_postconditions=[]), project)
 
         assert [FailureCode.INSUFFICIENT_EVIDENCE] == [e.code for e in report.errors]
 
@@ -188,8 +188,12 @@ class TestPlanChecks:
         )
 
         report = propose(
-            _proposal(RENAMED, strategy="HYBRID", verification_plan={"profile": "lint"},
-                      expected_postconditions=[]),
+            _proposal(
+                RENAMED,
+                strategy="HYBRID",
+                verification_plan={"profile": "lint"},
+                expected_postconditions=[],
+            ),
             project,
         )
 
@@ -206,9 +210,7 @@ class TestPlanChecks:
 
 
 class TestEvidenceIsRecorded:
-    def test_store_and_show(
-        self, project: Path, capsys: pytest.CaptureFixture[str]
-    ) -> None:
+    def test_store_and_show(self, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """The attempt keeps every run; `patchsmith show` prints them."""
         report = propose(_proposal(), project)
         with Store.open(project / ".patchsmith") as store:
@@ -226,9 +228,7 @@ class TestEvidenceIsRecorded:
         assert "FAIL  pytest [targeted]" in out
         assert "introduced  tests/test_calc.py:5 [tests.test_calc::test_add]" in out
 
-        code = patchsmith.cli.main(
-            ["show", report.attempt_id or "", "-C", str(project), "--json"]
-        )
+        code = patchsmith.cli.main(["show", report.attempt_id or "", "-C", str(project), "--json"])
         shown = json.loads(capsys.readouterr().out)
         assert "pytest" == shown["attempt"]["evidence"][0]["profile"]
 
@@ -249,8 +249,7 @@ class TestCrashSafety:
         """Verification runs before any write: killing it leaves the files and no journal."""
         marker = tmp_path / "started"
         slow = (
-            f"import pathlib, time; pathlib.Path({str(marker)!r}).write_text('x'); "
-            "time.sleep(60)"
+            f"import pathlib, time; pathlib.Path({str(marker)!r}).write_text('x'); time.sleep(60)"
         )
         config = project / "patchsmith.toml"
         config.write_text(

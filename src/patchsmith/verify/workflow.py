@@ -69,7 +69,15 @@ def verify(
         return VerifyReport(errors=(chosen,))
     tree = git_tree_id(real_root, base) if base is not None else None
     if base is not None and base != "HEAD" and tree is None:
-        return _error(FailureCode.UNKNOWN_REVISION, f"cannot read revision {base!r} with git")
+        return VerifyReport(
+            errors=(
+                PatchFailure(
+                    FailureCode.UNKNOWN_REVISION,
+                    f"cannot read revision {base!r} with git",
+                    hint="pass --base with a commit of this repository, or --no-base",
+                ),
+            )
+        )
     if changed_paths is None and tree is not None and base is not None:
         changed_paths = _git_changed(real_root, base)
     with tempfile.TemporaryDirectory(prefix="patchsmith-verify-") as scratch:
