@@ -378,18 +378,25 @@ class PatchProposal(ProposalModel):
 _STRATEGY_OPERATIONS: dict[ProposalStrategy, frozenset[str]] = {
     ProposalStrategy.DIRECT_FILE_EDIT: frozenset({"direct_write", "patch"}),
     ProposalStrategy.UNIFIED_DIFF: frozenset({"patch", "direct_write"}),
-    ProposalStrategy.AST_TRANSFORM: frozenset({"ast_transform"}),
-    ProposalStrategy.BUILD_TOOL_GENERATED: frozenset({"command"}),
+    ProposalStrategy.AST_TRANSFORM: frozenset({"ast_transform", "patch", "direct_write"}),
+    ProposalStrategy.BUILD_TOOL_GENERATED: frozenset({"command", "patch", "direct_write"}),
     ProposalStrategy.HYBRID: frozenset({"patch", "direct_write", "ast_transform", "command"}),
 }
-"""Operation types each strategy may carry: text edits for the hand-written strategies,
-only recipes for AST_TRANSFORM, only command profiles for BUILD_TOOL_GENERATED."""
+"""Operation types each strategy may carry: the hand-written strategies only text edits;
+AST_TRANSFORM recipes and BUILD_TOOL_GENERATED commands, each with text edits beside them
+(a manifest edit with the lockfile it implies) but not the other generator."""
+
+_STRATEGY_NEEDS: dict[ProposalStrategy, str] = {
+    ProposalStrategy.AST_TRANSFORM: "ast_transform",
+    ProposalStrategy.BUILD_TOOL_GENERATED: "command",
+}
+"""The operation a strategy is named after: a proposal of it without one contradicts it."""
 
 
 def strategy_mismatches(proposal: PatchProposal) -> list[PatchFailure]:
-    """One STRATEGY_MISMATCH per operation its declared strategy does not allow."""
+    """STRATEGY_MISMATCH for each operation its strategy does not allow, or a missing core one."""
     allowed = _STRATEGY_OPERATIONS[proposal.strategy]
-    return [
+    failures = [
         PatchFailure(
             code=FailureCode.STRATEGY_MISMATCH,
             message=f"operations[{index}]: a '{operation.type}' operation contradicts the "
@@ -401,6 +408,18 @@ def strategy_mismatches(proposal: PatchProposal) -> list[PatchFailure]:
         for index, operation in enumerate(proposal.operations)
         if operation.type not in allowed
     ]
+    needed = _STRATEGY_NEEDS.get(proposal.strategy)
+    if needed is not None and all(op.type != needed for op in proposal.operations):
+        failures.append(
+            PatchFailure(
+                code=FailureCode.STRATEGY_MISMATCH,
+                message=f"strategy {proposal.strategy.value} declares a '{needed}' change but "
+                "no operation is one",
+                hint="declare the strategy the operations follow",
+                rule="strategy_operations",
+            )
+        )
+    return failures
 
 
 def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
