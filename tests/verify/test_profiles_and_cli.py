@@ -184,3 +184,28 @@ class TestCli:
         (project / "patchsmith.toml").write_text("[verify.x]\nargv = 1\n")
         assert 2 == patchsmith.cli.main(["verify", "--json", "-C", str(project)])
         assert "INVALID_POLICY" in capsys.readouterr().out
+
+
+class TestToolsThatDoNotRun:
+    def test_missing_tool_never_passes(self, project: Path) -> None:
+        """A profile whose program is missing fails, even when the base failed the same way."""
+        git_commit_all(project)
+        config = project / "patchsmith.toml"
+        config.write_text(config.read_text() + '\n[verify.ghost]\nargv = ["no-such-tool-x"]\n')
+
+        report = patchsmith.verify(project, ["ghost"])
+
+        assert not report.passed
+        assert "not-started" == report.outcomes[0].runs[-1].failures[0].code
+
+    def test_timeout_never_passes(self, project: Path) -> None:
+        """A profile that runs out of time fails."""
+        config = project / "patchsmith.toml"
+        config.write_text(
+            config.read_text() + '\n[verify.slow]\nargv = ["sleep", "5"]\ntimeout_seconds = 0.5\n'
+        )
+
+        report = patchsmith.verify(project, ["slow"])
+
+        assert not report.passed
+        assert report.outcomes[0].runs[-1].timed_out

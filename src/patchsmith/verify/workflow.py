@@ -238,7 +238,9 @@ def _verify_one(
     # a base that already failed the same way is not this change's doing.
     failed_run = any(not r.passed for r in judged)
     base_ok = base_run is None or base_run.passed
-    broke = bool(introduced) or (failed_run and base_ok)
+    # A tool that could not start or did not finish proves nothing, whatever the base did.
+    unverified = any(r.start_error is not None or r.timed_out for r in judged)
+    broke = bool(introduced) or (failed_run and base_ok) or unverified
     return ProfileOutcome(
         profile=name,
         kind=profile.kind,
