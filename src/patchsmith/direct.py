@@ -131,7 +131,7 @@ def stage_write(
     staged = (
         transaction.delete(relative, reason=reason)
         if content is None
-        else transaction.update(relative, content, reason=reason)
+        else transaction.update(relative, content, reason=reason, whole_write=True)
     )
     if staged is not None:
         return _refused(relative, action, staged)
@@ -218,13 +218,16 @@ def write_file(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    full_rewrite: bool = False,
 ) -> ApplyReport:
     """Replace the file at `path` with `content` if it still hashes to `expected_sha256`.
 
     `expected_sha256` is the `sha256` from `read_file` (`None` with `allow_create`
     for a new file). Refused, with nothing written, on STALE_FILE (expected and
     actual hash in the message) or any guard of the policy; recorded as a `write`
-    attempt. Never raises for bad input.
+    attempt. Never raises for bad input. The omission guards refuse content with
+    placeholder lines, and content that drops the file's ending or most of a large
+    file unless `full_rewrite` says the file is being rewritten.
     """
     from patchsmith._attempt import (
         Attempt,
@@ -279,7 +282,7 @@ def write_file(
         return review_and_commit(
             attempt,
             transaction,
-            GuardContext(rules, root=workspace.root),
+            GuardContext(rules, root=workspace.root, full_rewrite=full_rewrite),
             ApplyReport(ApplyStatus.APPLIED, (staged.file,)),
             check=check,
             expected_sha256=dict([staged.expected]) if staged.expected else None,

@@ -298,6 +298,9 @@ class PatchProposal(ProposalModel):
     expected_postconditions: tuple[Postcondition, ...] = ()
     verification_plan: VerificationPlan | None = None
     risk: Risk = Risk.LOW
+    full_rewrite: bool = False
+    """Whole-file writes in this proposal are meant as full rewrites: a write that drops
+    most of a file, or its ending, is not refused as an omission."""
 
 
 def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:

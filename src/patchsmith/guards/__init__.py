@@ -21,6 +21,11 @@ from patchsmith.guards.budgets import (
 from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
 from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.lockfiles import LockfileGuard
+from patchsmith.guards.omission import (
+    PlaceholderGuard,
+    TruncatedWriteGuard,
+    WholeFileRemovalGuard,
+)
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
@@ -45,6 +50,9 @@ GUARDS: tuple[type[Guard], ...] = (
     LockfileGuard,
     BinaryContentGuard,
     EmptyWriteGuard,
+    PlaceholderGuard,
+    TruncatedWriteGuard,
+    WholeFileRemovalGuard,
     FileSizeGuard,
     MaxFilesGuard,
     MaxChangedLinesGuard,

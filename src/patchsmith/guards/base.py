@@ -28,6 +28,9 @@ class GuardContext:
     expected_files: tuple[str, ...] = ()
     forbidden_files: tuple[str, ...] = ()
     root: Path | None = None
+    full_rewrite: bool = False
+    """The caller said whole-file writes are full rewrites: the omission guards that
+    look for cut-off or mostly-removed files let them through."""
 
     @classmethod
     def for_proposal(
@@ -39,6 +42,7 @@ class GuardContext:
             expected_files=proposal.expected_files,
             forbidden_files=proposal.forbidden_files,
             root=root,
+            full_rewrite=proposal.full_rewrite,
         )
 
 

@@ -33,3 +33,5 @@ class FileChange:
     """Why this file changes (a proposal's objective, a direct write's reason)."""
     generated_by_command: bool = False
     """True for changes a command profile produced (lockfiles may only change this way)."""
+    whole_write: bool = False
+    """True when the new text was given whole (a fenced file, a direct write), not as edits."""

@@ -131,8 +131,13 @@ class Transaction:
 
     # staging
 
-    def update(self, path: str, new_text: str, *, reason: str = "") -> PatchFailure | None:
-        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept."""
+    def update(
+        self, path: str, new_text: str, *, reason: str = "", whole_write: bool = False
+    ) -> PatchFailure | None:
+        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
+
+        `whole_write` marks text given as the file's complete new content (not edits).
+        """
         self._ensure_open()
         target = self._target(path, follow_final=True)
         if isinstance(target, PatchFailure):
@@ -157,6 +162,7 @@ class Transaction:
             old_mode=current.mode,
             new_mode=current.mode,
             reason=reason,
+            whole_write=whole_write,
         )
         self._stage(change, f"update of {target}")
         return None
