@@ -44,7 +44,7 @@ class TestPlaceholderGuard:
         assert [] == PlaceholderGuard().check([change], context())
 
     def test_bare_dots_in_json_refused(self) -> None:
-        """Outside Python a bare `...` elides."""
+        """In JSON a bare `...` elides."""
         change = update("a.json", '{\n  "a": 1\n}\n', '{\n  "a": 2,\n  ...\n}\n')
 
         assert 1 == len(PlaceholderGuard().check([change], context()))

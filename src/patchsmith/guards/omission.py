@@ -118,9 +118,9 @@ class PlaceholderGuard(Guard):
     """Refuse writing a placeholder line the file does not already hold.
 
     What: any line of the new text shaped like an elision comment (`# ...`,
-    `// ... existing code ...`, `/* ... */`, `<!-- ... -->`, `.. ...`, and outside
-    Python a bare `...`, with or without words after the dots) that is not a line
-    of the old text is refused, whatever format or entry point wrote it. In a new
+    `// ... existing code ...`, `/* ... */`, `<!-- ... -->`, `.. ...`, and in JSON,
+    JS/TS and like languages a bare `...`, with or without words after the dots)
+    that is not a line of the old text is refused, whatever format or entry point wrote it. In a new
     file only such lines that say code was left out ("existing code", "rest of
     the file", "unchanged") count: a bare `# ...` there loses nothing.
     Why: such a line stands for code the model left out; written to disk it
