@@ -69,15 +69,25 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
-    """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable)."""
-    return policy if policy is not None else load_policy(root)
+def resolve_policy(
+    root: Path, policy: Policy | None, *, allow_policy_edit: bool = False
+) -> Policy | PatchFailure:
+    """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable).
+
+    `allow_policy_edit` switches the `policy_files` guard off for this one call.
+    """
+    rules = policy if policy is not None else load_policy(root)
+    if allow_policy_edit and isinstance(rules, Policy):
+        guards = rules.guards.model_copy(update={"policy_files": False})
+        rules = rules.model_copy(update={"guards": guards})
+    return rules
 
 
 def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | ApplyReport:
     """The workspace at `root`, or the refusal to give when `root` is not a directory."""
     try:
-        return Workspace(root)
+        # A dry run never restores files from a leftover journal (see `Workspace`).
+        return Workspace(root, recover=not check)
     except ValueError as exc:
         failure = PatchFailure(
             FailureCode.FILE_NOT_FOUND, str(exc), hint="Pass an existing directory."
@@ -86,12 +96,11 @@ def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | 
 
 
 def not_ready(workspace: Workspace, rules: Policy | PatchFailure) -> tuple[PatchFailure, ...]:
-    """Why nothing can be committed at all: an unreadable policy or an unrecovered journal."""
+    """Why nothing can be committed at all: an unreadable policy, an unusable state
+    directory, or a leftover journal that was quarantined or (dry run) not rolled back."""
     if isinstance(rules, PatchFailure):
         return (rules,)
-    if workspace.recovery_failure is not None:
-        return (workspace.recovery_failure,)
-    return ()
+    return workspace.blocking_failures
 
 
 # git's modes for a symlink and a submodule: a patch that makes one is refused, not
@@ -216,6 +225,8 @@ class Attempt:
         """`report` with the id of its new audit record (or, if the store fails, an IO_ERROR)."""
         if not self.record or self.state_root is None:
             return report
+        if any(f.code is FailureCode.STATE_DIR_UNSAFE for f in report.errors):
+            return report  # already said: there is nowhere safe to record it
         status = _STORED_STATUS[report.status]
         if report.check and status is not AttemptStatus.REFUSED:
             status = AttemptStatus.CHECKED
@@ -312,7 +323,13 @@ def review_and_commit(
     guards = run_guards(changes, ctx)
     post = tuple(postcheck(changes)) if postcheck is not None else ()
     refusals = (*guards.failures, *condition_failures(post))
-    report = replace(template, decisions=guards.decisions, postconditions=post, check=check)
+    report = replace(
+        template,
+        decisions=guards.decisions,
+        postconditions=post,
+        check=check,
+        notes=(*template.notes, *guards.notes),
+    )
     if refusals:
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, *refusals))
         return attempt.finish(refused, changes, staged_diff)

@@ -28,9 +28,16 @@ from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
+from patchsmith.runtime.statedir import (
+    StateDirUnsafe,
+    check_entry,
+    prepare_state_dir,
+    unsafe_failure,
+)
 
 __all__ = [
     "DB_FILE_NAME",
+    "MAX_LIST_LIMIT",
     "SCHEMA_VERSION",
     "STATE_DIR_NAME",
     "AttemptKind",
@@ -43,6 +50,9 @@ __all__ = [
 ]
 
 DB_FILE_NAME = "patchsmith.db"
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+MAX_LIST_LIMIT = 1_000_000_000
+"""The most attempts `list_attempts` returns at once (SQLite integers are 64-bit)."""
 _BUSY_TIMEOUT_MS = 10_000
 _ID_PREFIX = "a-"
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -388,13 +398,17 @@ class Store:
     @classmethod
     def open(cls, state_dir: Path) -> Store:
         """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`."""
+        try:
+            # Never through a symlink: the store holds model inputs and file contents.
+            prepare_state_dir(state_dir)
+            for name in (DB_FILE_NAME, *(DB_FILE_NAME + s for s in _SQLITE_SIDE_FILES)):
+                check_entry(state_dir / name, directory=False)
+        except StateDirUnsafe as exc:
+            raise PatchRefused([unsafe_failure(exc)]) from None
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise _io_failure(f"cannot open the store in {state_dir}: {reason}") from exc
         with _mapped_errors(f"cannot open the store in {state_dir}"):
-            state_dir.mkdir(parents=True, exist_ok=True)
-            try:
-                with (state_dir / ".gitignore").open("x", encoding="utf-8") as ignore:
-                    ignore.write("*\n")
-            except FileExistsError:
-                pass
             conn = _connect(state_dir / DB_FILE_NAME)
         return cls(conn, state_dir)
 
@@ -541,8 +555,8 @@ class Store:
 
     def list_attempts(self, limit: int = 50) -> list[AttemptRecord]:
         """Up to `limit` records, newest first."""
-        if limit < 1:
-            raise ValueError("limit must be at least 1")
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            raise ValueError(f"limit must be between 1 and {MAX_LIST_LIMIT}")
         with self._transaction("cannot read the store", write=False) as conn:
             rows = conn.execute(
                 "SELECT id FROM attempts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)

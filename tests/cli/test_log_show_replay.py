@@ -172,7 +172,7 @@ class TestLog:
         code, _, err = cli("log", "-n", "0", "-C", str(tmp_path))
 
         assert code == 2
-        assert "at least 1" in err
+        assert "between 1 and" in err
 
     def test_missing_dir(self, cli: CliRun, tmp_path: Path) -> None:
         """A -C that is not a directory is a usage error with FILE_NOT_FOUND."""

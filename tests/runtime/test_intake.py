@@ -308,6 +308,27 @@ class TestOps:
         assert [] == _codes(plan)
         assert {"a.txt": "A\r\nB\r\nc\r\n"} == staged
 
+    @pytest.mark.parametrize(
+        ("raw", "old", "new", "expected"),
+        [
+            (b"a\r\nb\r\nc\r\n", "b", "b1\nb2", "a\r\nb1\r\nb2\r\nc\r\n"),
+            (b"a\r\nlast", "last", "x\ny", "a\r\nx\r\ny"),
+            (b"a\r\nb\r\n", "b", "b1\r\nb2", "a\r\nb1\r\nb2\r\n"),
+            (b"a\nb\r\nc\n", "a", "a1\na2", "a1\na2\nb\r\nc\n"),
+            (b"one line", "one", "1\n2", "1\n2 line"),
+        ],
+    )
+    def test_one_line_old_str_in_crlf_file(
+        self, make_workspace: MakeTree, raw: bytes, old: str, new: str, expected: str
+    ) -> None:
+        """A one-line old_str in a CRLF line gets CRLF endings in new_str; LF lines keep LF."""
+        root = make_workspace({"a.txt": raw})
+
+        plan, staged = _stage(root, _edit("a.txt", SearchReplace(old, new, exact=True)))
+
+        assert [] == _codes(plan)
+        assert {"a.txt": expected} == staged
+
     def test_exact_replace_mid_line(self, make_workspace: MakeTree) -> None:
         """An exact old_str may be part of a line."""
         root = make_workspace({"a.txt": b"value = 1\n"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.runtime.conftest import MakeTree
@@ -12,7 +13,7 @@ from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
-from patchsmith.runtime import journal
+from patchsmith.runtime import atomic
 from patchsmith.runtime import transaction as transaction_module
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -449,14 +450,14 @@ class TestCommit:
         """A disk error on the second write rolls the first back and returns IO_ERROR."""
         root = make_workspace({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"})
         before = snapshot_tree(root)
-        real_write = journal.write_atomically
+        real_write = atomic.write_atomically
         calls: list[Path] = []
 
-        def flaky(target: Path, data: bytes, mode: int, temp: Path) -> None:
+        def flaky(target: Path, data: bytes, mode: int, **kwargs: Any) -> None:
             calls.append(target)
             if len(calls) == 2:
                 raise OSError(errno.ENOSPC, "No space left on device", str(target))
-            real_write(target, data, mode, temp)
+            real_write(target, data, mode, **kwargs)
 
         monkeypatch.setattr(transaction_module, "write_atomically", flaky)
         txn = Transaction(Workspace(root))
@@ -479,12 +480,12 @@ class TestCommit:
         """If rollback fails too, the journal stays and the next open restores the old files."""
         root = make_workspace({"a.txt": b"a", "b.txt": b"b"})
         before = snapshot_tree(root)
-        real_write = journal.write_atomically
+        real_write = atomic.write_atomically
 
-        def fail_second(target: Path, data: bytes, mode: int, temp: Path) -> None:
+        def fail_second(target: Path, data: bytes, mode: int, **kwargs: Any) -> None:
             if target.name == "b.txt":
                 raise OSError(errno.EIO, "Input/output error")
-            real_write(target, data, mode, temp)
+            real_write(target, data, mode, **kwargs)
 
         def broken_rollback(*_args: object) -> None:
             raise OSError(errno.EIO, "still broken")
@@ -561,7 +562,7 @@ class TestCommit:
         root = make_workspace({"a.txt": b"a"})
         before = snapshot_tree(root)
 
-        def broken(*_args: object) -> None:
+        def broken(*_args: object, **_kwargs: object) -> None:
             raise OSError(errno.ENOSPC, "No space left on device")
 
         monkeypatch.setattr(transaction_module, "write_atomically", broken)
@@ -572,14 +573,14 @@ class TestCommit:
         assert before == snapshot_tree(root)
 
     def test_lock_failure(self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch) -> None:
-        """A state directory that cannot be made is IO_ERROR, not a traceback."""
+        """A state directory that is not a directory is STATE_DIR_UNSAFE, not a traceback."""
         root = make_workspace({"a.txt": b"a"})
         workspace = Workspace(root)
         (root / ".patchsmith").write_bytes(b"not a directory")
         txn = Transaction(workspace)
         txn.update("a.txt", "A")
 
-        assert FailureCode.IO_ERROR == _code(txn.commit())
+        assert FailureCode.STATE_DIR_UNSAFE == _code(txn.commit())
         assert b"a" == (root / "a.txt").read_bytes()
 
     def test_unrecovered_workspace_refuses_commit(self, make_workspace: MakeTree) -> None:
@@ -598,3 +599,20 @@ class TestCommit:
 
         assert Transaction(Workspace(root)).commit() is None
         assert before == snapshot_tree(root)
+
+    def test_journal_found_at_commit_time_is_quarantined(self, make_workspace: MakeTree) -> None:
+        """A bad journal that appears after opening is quarantined by the commit, which
+        refuses once (JOURNAL_QUARANTINED) without writing; the next commit goes through."""
+        root = make_workspace({"a.txt": b"a"})
+        workspace = Workspace(root)
+        (root / ".patchsmith" / "journal" / "0123456789abcdef").mkdir(parents=True)
+        (root / ".patchsmith" / "journal" / "0123456789abcdef" / "manifest.json").write_text("{")
+        txn = Transaction(workspace)
+        txn.update("a.txt", "A")
+
+        assert FailureCode.JOURNAL_QUARANTINED == _code(txn.commit())
+        assert b"a" == (root / "a.txt").read_bytes()
+        again = Transaction(workspace)
+        again.update("a.txt", "A")
+        assert again.commit() is None
+        assert b"A" == (root / "a.txt").read_bytes()

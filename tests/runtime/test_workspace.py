@@ -149,16 +149,15 @@ class TestWorkspace:
         before = snapshot_tree(root)
         workspace = Workspace(root)
         open_journal(
-            workspace.real_root,
-            workspace.state_dir / "journal",
+            workspace.ensure_journal_root(),
             [
-                JournalEntry("a.txt", b"old", 0o644),
+                JournalEntry("a.txt", b"old", 0o644, b"new", 0o644),
                 JournalEntry("gone.txt", b"bye", 0o755),
-                JournalEntry("new/dir/n.txt", None, None),
+                JournalEntry("new/dir/n.txt", None, None, b"n", 0o644),
             ],
             ["new", "new/dir"],
         )
-        (root / "a.txt").write_bytes(b"half-written")
+        (root / "a.txt").write_bytes(b"new")
         (root / "gone.txt").unlink()
         (root / "new" / "dir").mkdir(parents=True)
         (root / "new" / "dir" / "n.txt").write_bytes(b"n")
@@ -187,7 +186,7 @@ class TestWorkspace:
         root = make_workspace({})
         (root / ".patchsmith" / "journal").mkdir(parents=True)
 
-        def broken(*_args: object) -> tuple[str, ...]:
+        def broken(*_args: object, **_kwargs: object) -> tuple[str, ...]:
             raise OSError(errno.EIO, "Input/output error")
 
         monkeypatch.setattr("patchsmith.runtime.workspace.recover_journals", broken)

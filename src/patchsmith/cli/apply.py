@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 from patchsmith.cli._output import (
     EXIT_OK,
@@ -18,6 +19,9 @@ from patchsmith.cli._output import (
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
 from patchsmith.report import ApplyReport, ApplyStatus
+
+if TYPE_CHECKING:
+    from patchsmith.policy import Policy
 
 __all__ = ["add_record_option", "print_report", "register", "run"]
 
@@ -118,7 +122,56 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "of a file or its ending",
     )
     add_record_option(parser)
+    add_metadata_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_metadata_options(parser: argparse.ArgumentParser) -> None:
+    """Add `--break-hardlinks`, `--write-read-only` and `--allow-policy-edit` (guards off)."""
+    parser.add_argument(
+        "--break-hardlinks",
+        action="store_true",
+        help="edit a file with other hard links anyway: only the name edited gets the new "
+        "content, the other names keep the old (default: refuse, HARDLINKED_FILE)",
+    )
+    parser.add_argument(
+        "--write-read-only",
+        action="store_true",
+        help="edit or delete files without write permission (their mode is kept; "
+        "default: refuse, READ_ONLY_FILE)",
+    )
+    parser.add_argument(
+        "--allow-policy-edit",
+        action="store_true",
+        help="let this change edit patchsmith.toml or the [tool.patchsmith] table of "
+        "pyproject.toml (default: refuse, PROTECTED_PATH)",
+    )
+
+
+def policy_for(args: argparse.Namespace) -> Policy | None:
+    """The workspace's policy with the guards these options switch off, if any.
+
+    `None` (the workspace's own policy, loaded by the command) when no option is given
+    or the policy cannot be read: the command then reports INVALID_POLICY itself.
+    """
+    off = {
+        name: False
+        for name, given in (
+            ("hard_links", args.break_hardlinks),
+            ("read_only", args.write_read_only),
+            ("policy_files", args.allow_policy_edit),
+        )
+        if given
+    }
+    if not off:
+        return None
+    from patchsmith.policy import load_policy
+
+    rules = load_policy(args.root)
+    if isinstance(rules, PatchFailure):
+        return None
+    guards = rules.guards.model_copy(update=off)
+    return rules.model_copy(update={"guards": guards})
 
 
 def add_record_option(parser: argparse.ArgumentParser) -> None:
@@ -184,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
         partial=args.partial,
         record=args.record,
         full_rewrite=args.full_rewrite,
+        policy=policy_for(args),
     )
     return print_report("apply", report, as_json=args.json)
 

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, print_failures, write_json
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.store import DB_FILE_NAME, STATE_DIR_NAME, AttemptRecord, Store
+from patchsmith.store import (
+    DB_FILE_NAME,
+    MAX_LIST_LIMIT,
+    STATE_DIR_NAME,
+    AttemptRecord,
+    Store,
+)
 
 __all__ = [
     "EXIT_OK",
@@ -126,9 +132,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if not 1 <= value <= MAX_LIST_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIST_LIMIT}")
     return value
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from patchsmith.cli._output import EXIT_USAGE, missing_root
-from patchsmith.cli.apply import add_record_option, print_report
+from patchsmith.cli.apply import add_metadata_options, add_record_option, policy_for, print_report
 
 __all__ = ["register", "run"]
 
@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_record_option(parser)
+    add_metadata_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -62,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     # Passed as text, never as a path: the file was named on the command line, and its
     # content must not be mistaken for another path.
-    report = propose(_as_text(text), args.root, check=args.check, record=args.record)
+    report = propose(
+        _as_text(text), args.root, check=args.check, record=args.record, policy=policy_for(args)
+    )
     return print_report("propose", report, as_json=args.json)
 
 

@@ -35,3 +35,5 @@ class FileChange:
     """True for changes a command profile produced (lockfiles may only change this way)."""
     whole_write: bool = False
     """True when the new text was given whole (a fenced file, a direct write), not as edits."""
+    old_links: int = 1
+    """How many hard links the old file has; an edit through one name would split them."""

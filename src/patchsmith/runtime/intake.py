@@ -8,6 +8,7 @@ file is staged in the transaction, so the transaction sees one change per file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -516,6 +517,7 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
         search, replace_with = search.replace("\n", "\r\n"), replace_with.replace("\n", "\r\n")
         count = _occurrences(state.text, search)
     if count == 1:
+        replace_with = _match_line_ending(state.text, search, replace_with)
         state.text = state.text.replace(search, replace_with, 1)
         state.applied += 1
         return
@@ -541,6 +543,23 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
             current_sha256=_sha(state),
         )
     run.fail(_with_excerpt(failure, contents, closest_region(contents, wanted)))
+
+
+def _match_line_ending(text: str, search: str, replacement: str) -> str:
+    """`replacement` with bare LFs as CRLF when the line it lands on ends in CRLF.
+
+    A one-line `old_str` carries no line ending of its own, so a multi-line `new_str`
+    would otherwise put bare LFs into a CRLF file.
+    """
+    if "\n" not in replacement:
+        return replacement
+    start = text.find(search)
+    end = text.find("\n", start + len(search))
+    if end < 0:  # on the last line, which has no ending: the line before decides
+        end = text.rfind("\n", 0, start)
+    if end <= 0 or text[end - 1] != "\r":
+        return replacement
+    return re.sub(r"(?<!\r)\n", "\r\n", replacement)
 
 
 def _occurrences(text: str, needle: str) -> int:

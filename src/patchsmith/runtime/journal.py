@@ -3,177 +3,450 @@
 Layout: `<state>/journal/<id>/manifest.json` plus `backup/<n>` for every path that
 existed. The manifest is renamed into place only after every backup is durable, so a
 journal without one means nothing was touched yet; removing the manifest is the commit
-point. Rolling back is idempotent: a crash during recovery is repaired by the next one.
+point.
+
+Nothing on disk is trusted, because a repository can carry a `.patchsmith/journal/`
+of its own. Recovery first checks the whole journal: a well-formed manifest whose id
+is its directory's name, every path accepted the way a patch path is (inside the
+root, never `.git/` or `.patchsmith/`, no symlink on the way), every backup hashing
+to the recorded sha256, and every file holding either the journaled old or new
+content. Only then does it restore, and only the files that hold the new content: a
+file a person changed after the crash is never overwritten. A journal that fails any
+check is moved whole to `<state>/quarantine/` and reported; nothing is restored.
+Rolling back is idempotent: a crash during recovery is repaired by the next one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import re
+import secrets
 import shutil
-import uuid
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+
+from patchsmith.errors import PatchFailure
+from patchsmith.runtime.atomic import (
+    TEMP_PREFIX,
+    FileMeta,
+    fsync_directory,
+    meta_of,
+    read_nofollow,
+    remove_temp,
+    write_atomically,
+    write_new_file,
+)
+from patchsmith.runtime.paths import resolve_path
+from patchsmith.runtime.statedir import check_entry, ensure_subdir
 
 __all__ = [
     "MANIFEST_NAME",
+    "PENDING_NAME",
     "JournalEntry",
+    "RecoveryResult",
     "close_journal",
-    "fsync_directory",
+    "journal_temp_name",
+    "new_journal_id",
     "open_journal",
+    "open_pending",
     "recover_journals",
     "roll_back",
-    "temp_path_for",
-    "write_atomically",
 ]
 
 MANIFEST_NAME = "manifest.json"
-_FORMAT_VERSION = 1
+PENDING_NAME = "pending"
+"""A single-file commit's note of the file it replaces (its temp is beside it; no manifest)."""
+_FORMAT_VERSION = 2
+_ID = re.compile(r"[0-9a-f]{16}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+_MAX_MODE = 0o7777
 
 
 @dataclass(frozen=True)
 class JournalEntry:
-    """One path a commit touches, as it was before: its bytes and mode, or absent."""
+    """One path a commit touches: its bytes and mode before, and after (`None`: absent)."""
 
     path: str
     """POSIX path relative to the real workspace root."""
     old_bytes: bytes | None
     mode: int | None
+    new_bytes: bytes | None = None
+    new_mode: int | None = None
 
 
-def temp_path_for(target: Path, journal_id: str) -> Path:
-    """The temp file used to replace `target`; named after the journal so recovery finds it."""
-    return target.with_name(f".{target.name}.{journal_id}.tmp")
+@dataclass(frozen=True)
+class RecoveryResult:
+    """What recovery did: journals rolled back, journals quarantined (with why)."""
+
+    rolled_back: tuple[str, ...] = ()
+    quarantined: tuple[tuple[str, str], ...] = ()
+    """(journal id or directory name, reason) for each journal moved aside."""
+    pending: tuple[str, ...] = ()
+    """Valid journals left in place because recovery ran with `restore=False`."""
 
 
-def fsync_directory(path: Path) -> None:
-    """Make the entries of directory `path` durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def new_journal_id() -> str:
+    """A fresh journal id: 16 lower-case hex digits."""
+    return secrets.token_hex(8)
 
 
-def write_atomically(target: Path, data: bytes, mode: int, temp: Path) -> None:
-    """Replace `target` with `data` and permission bits `mode`, all or nothing."""
-    temp.unlink(missing_ok=True)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-        os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
-    os.replace(temp, target)
+def journal_temp_name(journal_id: str, number: int) -> str:
+    """The temp file name for entry `number` of journal `journal_id` (short: any target fits)."""
+    return f"{TEMP_PREFIX}{journal_id}-{number}.tmp"
 
 
 def open_journal(
-    real_root: Path,
     journal_root: Path,
     entries: Sequence[JournalEntry],
     created_dirs: Sequence[str],
+    journal_id: str | None = None,
 ) -> tuple[str, Path]:
-    """Durably record `entries` before a commit; returns the journal id and directory."""
-    journal_id = uuid.uuid4().hex[:16]
+    """Durably record `entries` before a commit; returns the journal id and directory.
+
+    `journal_root` must be a real directory (see `statedir.ensure_subdir`).
+    """
+    journal_id = journal_id or new_journal_id()
     directory = journal_root / journal_id
+    os.mkdir(directory, 0o700)
     backups = directory / "backup"
-    backups.mkdir(parents=True)
+    os.mkdir(backups, 0o700)
     records: list[dict[str, object]] = []
     for number, entry in enumerate(entries):
-        backup_name: str | None = None
+        record: dict[str, object] = {"path": entry.path, "backup": None, "mode": entry.mode}
         if entry.old_bytes is not None:
-            backup_name = str(number)
-            write_atomically(
-                backups / backup_name, entry.old_bytes, 0o600, backups / f".{number}.tmp"
-            )
-        records.append({"path": entry.path, "backup": backup_name, "mode": entry.mode})
+            write_new_file(backups / str(number), entry.old_bytes)
+            record["backup"] = str(number)
+            record["old_sha256"] = hashlib.sha256(entry.old_bytes).hexdigest()
+        if entry.new_bytes is not None:
+            record["new_sha256"] = hashlib.sha256(entry.new_bytes).hexdigest()
+            record["new_mode"] = entry.new_mode
+        else:
+            record["new_sha256"] = None
+        records.append(record)
     fsync_directory(backups)
     manifest = {
         "version": _FORMAT_VERSION,
         "id": journal_id,
+        "inode": directory.lstat().st_ino,
         "entries": records,
         "created_dirs": list(created_dirs),
     }
     data = json.dumps(manifest, indent=1).encode("utf-8")
-    write_atomically(directory / MANIFEST_NAME, data, 0o600, directory / ".manifest.tmp")
+    write_atomically(directory / MANIFEST_NAME, data, 0o600, temp_name=".manifest.tmp")
     fsync_directory(directory)
+    # The journal directory's own entry, and (first time) the journal root's.
     fsync_directory(journal_root)
+    fsync_directory(journal_root.parent)
     return journal_id, directory
+
+
+def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
+    """Note the file a single-file commit replaces, so that a crash's temp file is removed."""
+    journal_id = new_journal_id()
+    folder = journal_root / journal_id
+    os.mkdir(folder, 0o700)
+    # Not synced: it only helps clean up, and a temp file lost with it is harmless.
+    write_new_file(folder / PENDING_NAME, target.encode("utf-8", "surrogateescape"), sync=False)
+    return journal_id, folder
+
+
+def close_journal(directory: Path) -> None:
+    """Mark the commit done (drop the manifest, durably), then delete the journal."""
+    with contextlib.suppress(FileNotFoundError):
+        (directory / MANIFEST_NAME).unlink()
+    fsync_directory(directory)
+    shutil.rmtree(directory)
+
+
+# -- checking a journal --------------------------------------------------------------------------
+
+
+class _Untrusted(Exception):
+    """A journal failed a check; the message says which."""
+
+
+class _Need(Enum):
+    NOTHING = "nothing"
+    RESTORE = "restore"
+
+
+@dataclass(frozen=True)
+class _Planned:
+    number: int
+    path: str
+    backup: bytes | None
+    mode: int | None
+    meta: FileMeta | None
+    need: _Need
 
 
 def _disk_path(real_root: Path, relative: str) -> Path:
     return real_root.joinpath(*relative.split("/"))
 
 
-def roll_back(real_root: Path, directory: Path) -> None:
-    """Restore every path in the journal at `directory` to its recorded state."""
-    manifest_path = directory / MANIFEST_NAME
-    if not manifest_path.exists():
-        return
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    journal_id = str(manifest["id"])
-    parents: set[Path] = set()
-    for record in manifest["entries"]:
-        target = _disk_path(real_root, str(record["path"]))
-        temp = temp_path_for(target, journal_id)
-        backup = record["backup"]
-        if backup is None:
-            target.unlink(missing_ok=True)
-            temp.unlink(missing_ok=True)
+def _checked_path(real_root: Path, value: object, what: str) -> str:
+    """A manifest path accepted exactly like a patch path, with no symlink on the way."""
+    if not isinstance(value, str):
+        raise _Untrusted(f"{what} is not a string")
+    accepted = resolve_path(real_root, value)
+    if isinstance(accepted, PatchFailure):
+        raise _Untrusted(f"{what} {value[:200]!r} is refused: {accepted.message}")
+    if accepted != value:
+        raise _Untrusted(f"{what} {value[:200]!r} is not in canonical form")
+    current = real_root
+    for part in accepted.split("/"):
+        current = current / part
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISLNK(current.lstat().st_mode):
+                raise _Untrusted(f"{what} {value[:200]!r} goes through a symlink")
+    return accepted
+
+
+def _optional_int(record: dict[str, object], key: str) -> int | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_MODE:
+        raise _Untrusted(f"{key} {value!r} is not a permission mode")
+    return value
+
+
+def _optional_sha(record: dict[str, object], key: str) -> str | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SHA256.fullmatch(value):
+        raise _Untrusted(f"{key} is not a sha256")
+    return value
+
+
+def _read_manifest(directory: Path) -> dict[str, object]:
+    try:
+        raw, _ = read_nofollow(directory / MANIFEST_NAME, limit=_MAX_MANIFEST_BYTES)
+    except OSError as exc:
+        raise _Untrusted(f"the manifest cannot be read: {exc.strerror or exc}") from None
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _Untrusted("the manifest is not JSON") from None
+    if not isinstance(manifest, dict):
+        raise _Untrusted("the manifest is not a JSON object")
+    if manifest.get("version") != _FORMAT_VERSION:
+        raise _Untrusted(f"unknown manifest version {manifest.get('version')!r}")
+    if manifest.get("id") != directory.name or not _ID.fullmatch(directory.name):
+        raise _Untrusted("the manifest's id is missing or is not its directory's name")
+    # A journal copied in (a clone, an archive) sits in a directory made on this machine,
+    # whose inode number its author could not know: it is not this machine's journal.
+    if manifest.get("inode") != directory.lstat().st_ino:
+        raise _Untrusted("the manifest was not written in this directory (inode differs)")
+    if not isinstance(manifest.get("entries"), list):
+        raise _Untrusted("the manifest's entries are not a list")
+    if not isinstance(manifest.get("created_dirs"), list):
+        raise _Untrusted("the manifest's created_dirs are not a list")
+    return manifest
+
+
+def _current(target: Path) -> tuple[str | None, os.stat_result | None]:
+    """(sha256, fstat) of the regular file at `target`; (None, None) when nothing is there."""
+    try:
+        info = target.lstat()
+    except FileNotFoundError:
+        return None, None
+    if not stat.S_ISREG(info.st_mode):
+        raise _Untrusted(f"{target.name} is not a regular file")
+    try:
+        data, info = read_nofollow(target)
+    except OSError as exc:
+        raise _Untrusted(f"{target.name} cannot be read: {exc.strerror or exc}") from None
+    return hashlib.sha256(data).hexdigest(), info
+
+
+def _plan_entry(
+    real_root: Path, directory: Path, number: int, record: object, seen: set[str]
+) -> _Planned:
+    if not isinstance(record, dict):
+        raise _Untrusted(f"entry {number} is not an object")
+    path = _checked_path(real_root, record.get("path"), f"entry {number}'s path")
+    if path in seen:
+        raise _Untrusted(f"{path} is named twice")
+    seen.add(path)
+    old_mode = _optional_int(record, "mode")
+    new_mode = _optional_int(record, "new_mode")
+    old_sha = _optional_sha(record, "old_sha256")
+    new_sha = _optional_sha(record, "new_sha256")
+    backup_name = record.get("backup")
+    backup: bytes | None = None
+    meta: FileMeta | None = None
+    if backup_name is not None:
+        if backup_name != str(number) or old_sha is None or old_mode is None:
+            raise _Untrusted(f"entry {number}'s backup is not described fully")
+        try:
+            backup, _ = read_nofollow(directory / "backup" / str(number))
+        except OSError as exc:
+            raise _Untrusted(f"backup {number} cannot be read: {exc.strerror or exc}") from None
+        if hashlib.sha256(backup).hexdigest() != old_sha:
+            raise _Untrusted(f"backup {number} does not hash to its recorded sha256")
+    elif old_sha is not None:
+        raise _Untrusted(f"entry {number} has a sha256 but no backup")
+    if (new_sha is None) != (new_mode is None):
+        raise _Untrusted(f"entry {number}'s new content is not described fully")
+    target = _disk_path(real_root, path)
+    sha, info = _current(target)
+    mode = None if info is None else stat.S_IMODE(info.st_mode)
+    is_new = sha == new_sha and (new_sha is None or mode == new_mode)
+    is_old = sha == old_sha
+    if is_new and (new_sha, new_mode) != (old_sha, old_mode if old_sha else None):
+        need = _Need.RESTORE
+    elif is_old:
+        need = _Need.NOTHING
+    else:
+        raise _Untrusted(
+            f"{path} holds neither the content before nor after the interrupted commit "
+            "(changed since?)"
+        )
+    restore_mode = old_mode
+    if info is not None and restore_mode is not None:
+        # Owner, group and xattrs come from the file as it is, never from the manifest,
+        # and a setuid/setgid bit only survives when that file carries it already.
+        meta = meta_of(info, target)
+        restore_mode &= ~(stat.S_ISUID | stat.S_ISGID) | info.st_mode
+    elif restore_mode is not None:
+        restore_mode &= 0o1777
+    return _Planned(number, path, backup, restore_mode, meta, need)
+
+
+def _plan(real_root: Path, directory: Path) -> tuple[str, list[_Planned], list[str]]:
+    manifest = _read_manifest(directory)
+    seen: set[str] = set()
+    entries = manifest["entries"]
+    assert isinstance(entries, list)
+    planned = [
+        _plan_entry(real_root, directory, number, record, seen)
+        for number, record in enumerate(entries)
+    ]
+    created_raw = manifest["created_dirs"]
+    assert isinstance(created_raw, list)
+    created = [_checked_path(real_root, value, "a created directory") for value in created_raw]
+    return directory.name, planned, created
+
+
+# -- restoring -----------------------------------------------------------------------------------
+
+
+def _restore(real_root: Path, journal_id: str, item: _Planned, parents: set[Path]) -> None:
+    target = _disk_path(real_root, item.path)
+    temp_name = journal_temp_name(journal_id, item.number)
+    remove_temp(target.parent / temp_name)
+    if item.need is _Need.RESTORE:
+        if item.backup is None or item.mode is None:
+            target.unlink()
         else:
-            data = (directory / "backup" / str(backup)).read_bytes()
-            mode = int(record["mode"])
-            temp.unlink(missing_ok=True)
-            if _already(target, data, mode):
-                # Never replaced (the commit stopped before it): rewriting it would need
-                # a temp file in its directory, which may be read-only.
-                continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(target, data, mode, temp)
+            write_atomically(target, item.backup, item.mode, temp_name=temp_name, meta=item.meta)
         parents.add(target.parent)
-    for relative in reversed(manifest["created_dirs"]):
-        created = _disk_path(real_root, str(relative))
-        if created.is_dir() and not any(created.iterdir()):
-            created.rmdir()
-            parents.add(created.parent)
+
+
+def _remove_temps(real_root: Path, journal_id: str, planned: list[_Planned]) -> None:
+    for item in planned:
+        folder = _disk_path(real_root, item.path).parent
+        remove_temp(folder / journal_temp_name(journal_id, item.number))
+
+
+def roll_back(real_root: Path, directory: Path) -> None:
+    """Restore every path in the journal at `directory` that holds its new content.
+
+    Raises `ValueError` (and restores nothing) when the journal fails a check (see
+    the module docstring), `OSError` when the disk fails.
+    """
+    if not (directory / MANIFEST_NAME).exists():
+        return
+    try:
+        journal_id, planned, created = _plan(real_root, directory)
+    except _Untrusted as exc:
+        raise ValueError(str(exc)) from None
+    _roll_back_planned(real_root, journal_id, planned, created)
+
+
+def _roll_back_planned(
+    real_root: Path, journal_id: str, planned: list[_Planned], created: list[str]
+) -> None:
+    parents: set[Path] = set()
+    for item in planned:
+        _restore(real_root, journal_id, item, parents)
+    for relative in reversed(created):
+        folder = _disk_path(real_root, relative)
+        with contextlib.suppress(OSError):
+            if stat.S_ISDIR(folder.lstat().st_mode) and not any(folder.iterdir()):
+                folder.rmdir()
+                parents.add(folder.parent)
     for parent in parents:
         if parent.is_dir():
             fsync_directory(parent)
 
 
-def _already(target: Path, data: bytes, mode: int) -> bool:
-    """Whether `target` is a regular file holding exactly `data` with permission bits `mode`."""
+def _clean_pending(real_root: Path, directory: Path) -> None:
+    """Remove the temp file a single-file commit may have left (its directory is noted)."""
     try:
-        if target.is_symlink() or not target.is_file():
-            return False
-        return (target.stat().st_mode & 0o777) == mode and target.read_bytes() == data
-    except OSError:
-        return False
+        raw, _ = read_nofollow(directory / PENDING_NAME, limit=4096)
+        relative = _checked_path(real_root, raw.decode("utf-8"), "the pending directory")
+    except (OSError, UnicodeDecodeError, _Untrusted):
+        return
+    if not _ID.fullmatch(directory.name):
+        return
+    remove_temp(_disk_path(real_root, relative).parent / journal_temp_name(directory.name, 0))
 
 
-def close_journal(directory: Path) -> None:
-    """Mark the commit done (drop the manifest, durably), then delete the journal."""
-    (directory / MANIFEST_NAME).unlink(missing_ok=True)
-    fsync_directory(directory)
-    shutil.rmtree(directory)
+def _quarantine(journal_root: Path, directory: Path) -> str:
+    """Move a journal aside to `<state>/quarantine/`; returns where, relative to the state."""
+    quarantine = ensure_subdir(journal_root.parent / "quarantine")
+    name = f"{directory.name[:64]}-{secrets.token_hex(4)}"
+    os.rename(directory, quarantine / name)
+    fsync_directory(quarantine)
+    return f"quarantine/{name}"
 
 
-def recover_journals(real_root: Path, journal_root: Path) -> tuple[str, ...]:
-    """Roll back every journal left by an interrupted commit; returns their ids."""
-    if not journal_root.is_dir():
-        return ()
-    recovered: list[str] = []
+def recover_journals(
+    real_root: Path, journal_root: Path, *, restore: bool = True
+) -> RecoveryResult:
+    """Roll back (or quarantine) every journal left by an interrupted commit.
+
+    With `restore` false nothing in the workspace is written: untrusted journals are
+    still quarantined (that only moves them inside the state directory), valid ones
+    are left in place and listed as `pending`. Raises `OSError` when the disk fails.
+    """
+    if check_entry(journal_root, directory=True) is None:
+        return RecoveryResult()
+    rolled: list[str] = []
+    quarantined: list[tuple[str, str]] = []
+    pending: list[str] = []
     for directory in sorted(journal_root.iterdir()):
-        if not directory.is_dir():
+        entry = directory.lstat()
+        if not stat.S_ISDIR(entry.st_mode):
             continue
-        if (directory / MANIFEST_NAME).exists():
-            roll_back(real_root, directory)
-            recovered.append(directory.name)
-        shutil.rmtree(directory)
+        if not os.path.lexists(directory / MANIFEST_NAME):
+            if restore:
+                _clean_pending(real_root, directory)
+                shutil.rmtree(directory)
+            continue
+        try:
+            journal_id, planned, created = _plan(real_root, directory)
+        except _Untrusted as exc:
+            where = _quarantine(journal_root, directory)
+            quarantined.append((directory.name, f"{exc}; moved to {where}"))
+            continue
+        if not restore:
+            pending.append(journal_id)
+            continue
+        _roll_back_planned(real_root, journal_id, planned, created)
+        _remove_temps(real_root, journal_id, planned)
+        close_journal(directory)
+        rolled.append(journal_id)
     fsync_directory(journal_root)
-    return tuple(recovered)
+    return RecoveryResult(tuple(rolled), tuple(quarantined), tuple(pending))

@@ -3,14 +3,17 @@
 Staging never touches the disk. `commit` writes a journal (backups of everything that
 will change, fsynced) before the first write, replaces each file atomically, and removes
 the journal last; a failure midway rolls back from it, and so does the next
-`Workspace(root)` after a crash. Staged paths are canonical: a symlinked file is updated
-through to its target, and symlinks themselves are never deleted or moved.
+`Workspace(root)` or commit after a crash. Every commit first recovers, under the lock,
+what another process left half done, then checks that the files are still as staged.
+Staged paths are canonical: a symlinked file is updated through to its target, and
+symlinks themselves are never deleted or moved.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,25 +23,32 @@ from types import TracebackType
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
+from patchsmith.runtime.atomic import (
+    FileMeta,
+    current_umask,
+    fsync_directory,
+    meta_of,
+    write_atomically,
+)
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.runtime.journal import (
     MANIFEST_NAME,
     JournalEntry,
     close_journal,
-    fsync_directory,
+    journal_temp_name,
     open_journal,
+    open_pending,
     roll_back,
-    temp_path_for,
-    write_atomically,
 )
+from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
 from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
 from patchsmith.runtime.workspace import Workspace, os_failure
 
 __all__ = ["DEFAULT_FILE_MODE", "StepCallback", "Transaction"]
 
-DEFAULT_FILE_MODE = 0o644
-"""Permission bits of a created file when none are given."""
+DEFAULT_FILE_MODE = 0o666
+"""Permission bits of a created file when none are given, before the umask (as `open`)."""
 
 StepCallback = Callable[[str], None]
 """Called with a step's name (`"journal"`, `"write a.py"`...) before the step runs."""
@@ -63,6 +73,11 @@ def _no_step(_name: str) -> None:
     return None
 
 
+def _meta(path: Path) -> FileMeta:
+    """The owner, group and xattrs of the file being replaced (never through a link)."""
+    return meta_of(path.lstat(), path)
+
+
 @dataclass(frozen=True)
 class _Current:
     """A source file's bytes, mode and text (`None` when binary), read while staging."""
@@ -70,6 +85,7 @@ class _Current:
     raw: bytes
     mode: int
     text: str | None
+    links: int = 1
 
 
 def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool:
@@ -145,7 +161,10 @@ class Transaction:
         failure = self._check_unclaimed(target)
         if failure is not None:
             return failure
-        current = self._workspace.read(target)
+        raw = self._workspace.read_raw(target)
+        if isinstance(raw, PatchFailure):
+            return raw
+        current = decode_file(raw.path, raw.raw, raw.mode)
         if isinstance(current, PatchFailure):
             return current
         new_bytes = encode_text(current, new_text)
@@ -163,6 +182,7 @@ class Transaction:
             new_mode=current.mode,
             reason=reason,
             whole_write=whole_write,
+            old_links=raw.links,
         )
         self._stage(change, f"update of {target}")
         return None
@@ -170,7 +190,10 @@ class Transaction:
     def create(
         self, path: str, text: str, mode: int | None = None, *, reason: str = ""
     ) -> PatchFailure | None:
-        """Stage a new UTF-8 file (mode 0o644 unless given); FILE_ALREADY_EXISTS if present."""
+        """Stage a new UTF-8 file; FILE_ALREADY_EXISTS if present.
+
+        Its mode is `mode` (default 0o666) less the process umask, as any new file's.
+        """
         self._ensure_open()
         if mode is not None and mode & ~0o777:
             raise ValueError(f"mode {mode:#o} is not a permission mask (0o000-0o777)")
@@ -180,7 +203,7 @@ class Transaction:
         failure = self._check_unclaimed(target) or self._check_free(target)
         if failure is not None:
             return failure
-        new_mode = DEFAULT_FILE_MODE if mode is None else mode
+        new_mode = (DEFAULT_FILE_MODE if mode is None else mode) & ~current_umask()
         blank = TextFile(
             path=target,
             text="",
@@ -222,6 +245,7 @@ class Transaction:
             old_text=current.text,
             old_mode=current.mode,
             reason=reason,
+            old_links=current.links,
         )
         self._stage(change, f"deletion of {source}")
         return None
@@ -262,6 +286,7 @@ class Transaction:
             old_mode=current.mode,
             new_mode=current.mode,
             reason=reason,
+            old_links=current.links,
         )
         self._stage(change, f"move of {source} to {target}", also=source)
         return None
@@ -278,12 +303,19 @@ class Transaction:
         self._state = _State.COMMITTED
         step = on_step or _no_step
         workspace = self._workspace
-        if workspace.recovery_failure is not None:
-            return workspace.recovery_failure
+        if workspace.blocking_failures:
+            return workspace.blocking_failures[0]
         changes = self.changes
         try:
             with workspace.lock():
+                # Another process may have died mid-commit since this one staged: put
+                # its files back first, so that the freshness check below sees them.
+                blocking = workspace.recover_locked()
+                if blocking:
+                    return blocking[0]
                 return self._commit_locked(changes, step)
+        except StateDirUnsafe as exc:
+            return unsafe_failure(exc)
         except OSError as exc:
             return os_failure(exc, ".patchsmith/lock", "lock")
 
@@ -301,12 +333,15 @@ class Transaction:
         workspace = self._workspace
         try:
             journal_id, journal_dir = open_journal(
-                workspace.real_root, workspace.state_dir / "journal", entries, created_dirs
+                workspace.ensure_journal_root(), entries, created_dirs
             )
+        except StateDirUnsafe as exc:
+            return unsafe_failure(exc)
         except OSError as exc:
             return os_failure(exc, "the commit journal", "write")
+        numbers = {entry.path: number for number, entry in enumerate(entries)}
         try:
-            self._apply(changes, journal_id, created_dirs, step)
+            self._apply(changes, journal_id, numbers, created_dirs, step)
             step("remove journal")
             (journal_dir / MANIFEST_NAME).unlink()
         except OSError as exc:
@@ -314,7 +349,7 @@ class Transaction:
         except BaseException:
             # Put the old files back, then let the caller see its own exception; if the
             # rollback fails too, the journal stays and the next open finishes it.
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError):
                 roll_back(workspace.real_root, journal_dir)
                 close_journal(journal_dir)
             raise
@@ -325,18 +360,33 @@ class Transaction:
         return None
 
     def _commit_single(self, change: FileChange, step: StepCallback) -> PatchFailure | None:
-        """One file replaced in place: the rename is the commit, so no journal is needed."""
+        """One file replaced in place: the rename is the commit, so no journal is needed.
+
+        Only a note of where the temp file goes is kept, so that a crash's leftover
+        temp file is removed by the next recovery.
+        """
         target = self._workspace.disk_path(change.path)
         step(f"write {change.path}")
         try:
             if change.new_bytes is None or change.new_mode is None:
                 target.unlink()
             else:
-                write_atomically(
-                    target, change.new_bytes, change.new_mode, temp_path_for(target, "single")
+                meta = _meta(target) if change.old_path is not None else None
+                pending_id, pending = open_pending(
+                    self._workspace.ensure_journal_root(), change.path
                 )
+                write_atomically(
+                    target,
+                    change.new_bytes,
+                    change.new_mode,
+                    temp_name=journal_temp_name(pending_id, 0),
+                    meta=meta,
+                )
+                shutil.rmtree(pending)
             step("sync directories")
             fsync_directory(target.parent)
+        except StateDirUnsafe as exc:
+            return unsafe_failure(exc)
         except OSError as exc:
             return os_failure(exc, change.path, "write")
         step("done")
@@ -346,6 +396,7 @@ class Transaction:
         self,
         changes: tuple[FileChange, ...],
         journal_id: str,
+        numbers: dict[str, int],
         created_dirs: list[str],
         step: StepCallback,
     ) -> None:
@@ -359,9 +410,15 @@ class Transaction:
                 continue
             step(f"write {change.path}")
             target = workspace.disk_path(change.path)
+            source = None if change.old_path is None else workspace.disk_path(change.old_path)
+            meta = None if source is None else _meta(source)
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(
-                target, change.new_bytes, change.new_mode, temp_path_for(target, journal_id)
+                target,
+                change.new_bytes,
+                change.new_mode,
+                temp_name=journal_temp_name(journal_id, numbers[change.path]),
+                meta=meta,
             )
             touched.add(target.parent)
         for change in changes:
@@ -383,13 +440,11 @@ class Transaction:
         try:
             roll_back(workspace.real_root, journal_dir)
             close_journal(journal_dir)
-        except OSError as rollback_exc:
+        except (OSError, ValueError) as rollback_exc:
+            detail = getattr(rollback_exc, "strerror", None) or rollback_exc
             return PatchFailure(
                 code=FailureCode.IO_ERROR,
-                message=(
-                    f"commit failed: {reason}{where}; rollback failed too "
-                    f"({rollback_exc.strerror or rollback_exc})"
-                ),
+                message=f"commit failed: {reason}{where}; rollback failed too ({detail})",
                 hint="reopen the workspace to finish the rollback from the journal",
             )
         return PatchFailure(
@@ -402,10 +457,21 @@ class Transaction:
         entries: list[JournalEntry] = []
         created_dirs: list[str] = []
         for change in changes:
+            same_path = change.old_path == change.path
             if change.old_path is not None:
-                entries.append(JournalEntry(change.old_path, change.old_bytes, change.old_mode))
-            if change.old_path != change.path:
-                entries.append(JournalEntry(change.path, None, None))
+                entries.append(
+                    JournalEntry(
+                        change.old_path,
+                        change.old_bytes,
+                        change.old_mode,
+                        change.new_bytes if same_path else None,
+                        change.new_mode if same_path else None,
+                    )
+                )
+            if not same_path:
+                entries.append(
+                    JournalEntry(change.path, None, None, change.new_bytes, change.new_mode)
+                )
                 for parent in _parents(change.path):
                     if parent not in created_dirs and not os.path.lexists(
                         self._workspace.disk_path(parent)
@@ -479,7 +545,7 @@ class Transaction:
             return raw
         decoded = decode_file(source, raw.raw, raw.mode)
         text = None if isinstance(decoded, PatchFailure) else decoded.text
-        return source, _Current(raw.raw, raw.mode, text)
+        return source, _Current(raw.raw, raw.mode, text, raw.links)
 
     def _check_unclaimed(self, path: str) -> PatchFailure | None:
         if path in self._claimed:

@@ -2,7 +2,9 @@
 
 Every user path goes through `resolve_path`; every `OSError` becomes a `PatchFailure`
 here (FILE_NOT_FOUND or IO_ERROR with the OS message) and anything else propagates.
-Opening a workspace rolls back a commit that was interrupted (see `journal`).
+Opening a workspace rolls back a commit that was interrupted (see `journal`), and so
+does every commit, under the lock, before it looks at the files. The state directory
+is used only when it is a real directory of the user's own (see `statedir`).
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.runtime.journal import recover_journals
+from patchsmith.runtime.journal import RecoveryResult, recover_journals
 from patchsmith.runtime.paths import STATE_DIR_NAME, canonical_path, resolve_path
+from patchsmith.runtime.statedir import (
+    StateDirUnsafe,
+    check_state_dir,
+    ensure_state_dir,
+    ensure_subdir,
+    open_lock_file,
+    unsafe_failure,
+)
 from patchsmith.runtime.textfile import TextFile, decode_file
 
 __all__ = ["RawFile", "Workspace", "os_failure"]
 
-_STATE_GITIGNORE = "*\n"
 _MAX_SUGGESTIONS = 3
 
 
@@ -35,6 +44,8 @@ class RawFile:
     path: str
     raw: bytes
     mode: int
+    links: int = 1
+    """How many names the file has (hard links); more than one is refused for edits."""
 
 
 def os_failure(exc: OSError, path: str, action: str) -> PatchFailure:
@@ -53,33 +64,79 @@ def os_failure(exc: OSError, path: str, action: str) -> PatchFailure:
     )
 
 
+_BLOCKING = frozenset({FailureCode.IO_ERROR, FailureCode.STATE_DIR_UNSAFE})
+
+
+def _recovery_warnings(result: RecoveryResult) -> tuple[PatchFailure, ...]:
+    quarantined = tuple(
+        PatchFailure(
+            code=FailureCode.JOURNAL_QUARANTINED,
+            message=f"an interrupted-commit journal ({name}) was not trusted: {reason}",
+            file=f"{STATE_DIR_NAME}/journal/{name}",
+            hint="nothing was restored; check the files it names (the journal is kept in "
+            f"{STATE_DIR_NAME}/quarantine/), then retry",
+        )
+        for name, reason in result.quarantined
+    )
+    pending = tuple(
+        PatchFailure(
+            code=FailureCode.INTERRUPTED_COMMIT,
+            message=f"an interrupted commit ({journal_id}) is waiting to be rolled back",
+            file=f"{STATE_DIR_NAME}/journal/{journal_id}",
+            hint="run the command without --check once: it rolls the commit back first",
+        )
+        for journal_id in result.pending
+    )
+    return (*quarantined, *pending)
+
+
 class Workspace:
     """A rooted directory: checked paths, exact text reads, patchsmith's state directory."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        """Open `root` (it must be a directory) and roll back any interrupted commit."""
+    def __init__(self, root: str | os.PathLike[str], *, recover: bool = True) -> None:
+        """Open `root` (it must be a directory) and roll back any interrupted commit.
+
+        With `recover` false (a dry run) no file is restored: a valid leftover journal
+        makes `blocking_failures` hold INTERRUPTED_COMMIT instead.
+        """
         self.root = Path(os.path.abspath(root))
         if not self.root.is_dir():
             raise ValueError(f"workspace root {str(self.root)!r} is not a directory")
         self.real_root = Path(os.path.realpath(self.root))
         self.recovery_failure: PatchFailure | None = None
-        """Set when an interrupted commit could not be rolled back; commits refuse then."""
+        """Set when the state directory is unusable or an interrupted commit could not be
+        rolled back; commits refuse then."""
         self.recovered: tuple[str, ...] = ()
         """Ids of interrupted commits rolled back when this workspace was opened."""
-        self._recover()
+        self.recovery_warnings: tuple[PatchFailure, ...] = ()
+        """JOURNAL_QUARANTINED / INTERRUPTED_COMMIT for the journals found on opening."""
+        self.recovery_failure = check_state_dir(self.real_root)
+        if self.recovery_failure is None:
+            self._recover(restore=recover)
+
+    @property
+    def blocking_failures(self) -> tuple[PatchFailure, ...]:
+        """Why this workspace must not be written now (empty when it may be)."""
+        if self.recovery_failure is not None:
+            return (self.recovery_failure, *self.recovery_warnings)
+        return self.recovery_warnings
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
 
     @property
     def state_dir(self) -> Path:
-        """`<root>/.patchsmith/`, created on first use with a `.gitignore` ignoring it all."""
-        directory = self.real_root / STATE_DIR_NAME
-        directory.mkdir(exist_ok=True)
-        ignore = directory / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(_STATE_GITIGNORE, encoding="utf-8")
-        return directory
+        """`<root>/.patchsmith/`, created on first use with a `.gitignore` ignoring it all.
+
+        Raises `StateDirUnsafe` (an `OSError`) when it is a symlink, not a directory,
+        or owned by someone else.
+        """
+        return ensure_state_dir(self.real_root)
+
+    def ensure_journal_root(self) -> Path:
+        """The journal directory, made (privately) if absent; `StateDirUnsafe` if not real."""
+        ensure_state_dir(self.real_root)
+        return ensure_subdir(self.journal_root)
 
     @property
     def journal_root(self) -> Path:
@@ -135,6 +192,7 @@ class Workspace:
                     file=relative,
                 )
             raw = target.read_bytes()
+            links = target.stat().st_nlink
         except OSError as exc:
             failure = os_failure(exc, relative, "read")
             if failure.code is FailureCode.FILE_NOT_FOUND:
@@ -145,7 +203,7 @@ class Workspace:
                     hint=self._not_found_hint(relative),
                 )
             return failure
-        return RawFile(path=relative, raw=raw, mode=stat.S_IMODE(info.st_mode))
+        return RawFile(path=relative, raw=raw, mode=stat.S_IMODE(info.st_mode), links=links)
 
     def read(self, path: str) -> TextFile | PatchFailure:
         """The decoded text file at `path`, or FILE_NOT_FOUND, BINARY_FILE, IO_ERROR..."""
@@ -162,25 +220,48 @@ class Workspace:
             return
         import fcntl
 
-        fd = os.open(self.state_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_lock_file(self.state_dir)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)
 
-    def _recover(self) -> None:
-        if not self.journal_root.is_dir():
+    def recover_locked(self, *, restore: bool = True) -> tuple[PatchFailure, ...]:
+        """Recover leftover journals; the caller holds `lock()`. Returns why not to write.
+
+        A commit calls this under its lock before it checks anything, so a commit that
+        another process left half done is rolled back before this one builds on it.
+        """
+        try:
+            result = recover_journals(self.real_root, self.journal_root, restore=restore)
+        except StateDirUnsafe as exc:
+            return (unsafe_failure(exc),)
+        except OSError as exc:
+            return (
+                PatchFailure(
+                    code=FailureCode.IO_ERROR,
+                    message=f"cannot roll back an interrupted commit: {exc.strerror or exc}",
+                    hint="fix the cause and reopen the workspace; the journal is in "
+                    f"{STATE_DIR_NAME}/journal/",
+                ),
+            )
+        self.recovered = (*self.recovered, *result.rolled_back)
+        return _recovery_warnings(result)
+
+    def _recover(self, *, restore: bool) -> None:
+        if not os.path.lexists(self.journal_root):
             return
         try:
             with self.lock():
-                self.recovered = recover_journals(self.real_root, self.journal_root)
+                found = self.recover_locked(restore=restore)
+        except StateDirUnsafe as exc:
+            found = (unsafe_failure(exc),)
         except OSError as exc:
-            self.recovery_failure = PatchFailure(
-                code=FailureCode.IO_ERROR,
-                message=f"cannot roll back an interrupted commit: {exc.strerror or exc}",
-                hint=f"fix the cause and reopen the workspace; the journal is in {STATE_DIR_NAME}/",
-            )
+            found = (os_failure(exc, f"{STATE_DIR_NAME}/lock", "lock"),)
+        blocking = [f for f in found if f.code in _BLOCKING]
+        self.recovery_failure = blocking[0] if blocking else None
+        self.recovery_warnings = tuple(f for f in found if f.code not in _BLOCKING)
 
     def _not_found_hint(self, relative: str) -> str:
         parent_rel, _, name = relative.rpartition("/")

@@ -1,0 +1,215 @@
+"""Atomic file replacement that keeps what a rename would lose, and never follows a link.
+
+A replaced file is a new inode: without care it would belong to whoever runs
+patchsmith, lose its extended attributes, and keep a setuid bit for the wrong
+owner. `write_atomically` writes a temp file next to the target (created with
+`O_EXCL | O_NOFOLLOW`, so an existing name, or a link planted there, is never
+followed or overwritten), gives it the old file's owner, group and extended
+attributes when it can, drops setuid/setgid when the owner cannot be kept, and
+renames it over the target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "TEMP_PREFIX",
+    "FileMeta",
+    "current_umask",
+    "fsync_directory",
+    "meta_of",
+    "read_nofollow",
+    "remove_temp",
+    "write_atomically",
+    "write_new_file",
+]
+
+TEMP_PREFIX = ".patchsmith-"
+"""Every temp file patchsmith makes is named `.patchsmith-<hex>[-<n>].tmp`: short, so
+that a target name near the 255-byte limit still has a temp beside it."""
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# File capabilities grant privileges like setuid does; new content does not inherit them.
+_NEVER_COPIED = frozenset({"security.capability"})
+_TEMP_ATTEMPTS = 16
+
+
+@dataclass(frozen=True)
+class FileMeta:
+    """What to carry from the file being replaced: owner, group and extended attributes."""
+
+    uid: int
+    gid: int
+    xattrs: tuple[tuple[str, bytes], ...] = ()
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the platform allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    # Elsewhere the only way is to set it and put it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def fsync_directory(path: Path) -> None:
+    """Make the entries of directory `path` durable."""
+    fd = os.open(path, os.O_RDONLY | _CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_nofollow(path: Path, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes and `fstat` of the regular file `path`, never through a symlink.
+
+    Raises `OSError` (ELOOP for a link, EINVAL for anything but a regular file,
+    EFBIG when it holds more than `limit` bytes).
+    """
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and info.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), info
+    finally:
+        os.close(fd)
+
+
+def meta_of(info: os.stat_result, path: Path) -> FileMeta:
+    """The owner, group and extended attributes of the file `path` whose `lstat` is `info`."""
+    return FileMeta(info.st_uid, info.st_gid, _read_xattrs(path))
+
+
+def _read_xattrs(path: Path) -> tuple[tuple[str, bytes], ...]:
+    listxattr = getattr(os, "listxattr", None)
+    getxattr = getattr(os, "getxattr", None)
+    if listxattr is None or getxattr is None:  # pragma: no cover - not Linux
+        return ()
+    try:
+        names = listxattr(path, follow_symlinks=False)
+    except OSError:
+        return ()
+    found: list[tuple[str, bytes]] = []
+    for name in sorted(names):
+        with contextlib.suppress(OSError):
+            found.append((name, getxattr(path, name, follow_symlinks=False)))
+    return tuple(found)
+
+
+def _open_temp(directory: Path, name: str | None) -> tuple[int, Path]:
+    """A new temp file in `directory` (named `name`, else a fresh random name)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    for _ in range(_TEMP_ATTEMPTS):
+        temp = directory / (name or f"{TEMP_PREFIX}{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(temp, flags, 0o600), temp
+        except FileExistsError:
+            if name is not None:
+                raise
+    raise FileExistsError(errno.EEXIST, "no free temp file name", str(directory))
+
+
+def _carry_meta(fd: int, meta: FileMeta, mode: int) -> int:
+    """Give the temp file `meta`'s owner and attributes; returns the mode it may have."""
+    info = os.fstat(fd)
+    if (info.st_uid, info.st_gid) != (meta.uid, meta.gid):
+        try:
+            os.fchown(fd, meta.uid, meta.gid)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.fchown(fd, -1, meta.gid)
+        info = os.fstat(fd)
+    # A setuid/setgid bit must never pass to an owner or group it was not set for.
+    if info.st_uid != meta.uid:
+        mode &= ~stat.S_ISUID
+    if info.st_gid != meta.gid:
+        mode &= ~stat.S_ISGID
+    setxattr = getattr(os, "setxattr", None)
+    if setxattr is not None:
+        for name, value in meta.xattrs:
+            if name in _NEVER_COPIED:
+                continue
+            # Some attributes are the kernel's or need privileges: keep what can be kept.
+            with contextlib.suppress(OSError):
+                setxattr(fd, name, value)
+    return mode
+
+
+def write_atomically(
+    target: Path,
+    data: bytes,
+    mode: int,
+    *,
+    temp_name: str | None = None,
+    meta: FileMeta | None = None,
+) -> None:
+    """Replace `target` with `data` and permission bits `mode`, all or nothing.
+
+    The temp file is `temp_name` in the target's directory (it must not exist), or a
+    fresh random `.patchsmith-<hex>.tmp`. `meta` (the replaced file's owner, group
+    and xattrs) is carried over when given.
+    """
+    fd, temp = _open_temp(target.parent, temp_name)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if meta is not None:
+                mode = _carry_meta(fd, meta, mode)
+            # fchmod after fchown: a change of owner clears setuid/setgid bits.
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def write_new_file(path: Path, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:
+    """Create `path` (never through a link, never over an existing name) holding `data`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_temp(path: Path) -> None:
+    """Delete a temp file patchsmith left at `path`, if it is a regular file (never a link)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode) and path.name.startswith(TEMP_PREFIX):
+        path.unlink()
