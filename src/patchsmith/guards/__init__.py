@@ -23,12 +23,12 @@ from patchsmith.guards.dependencies import DependencyGuard
 from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.licence import LicenceHeaderGuard
 from patchsmith.guards.lockfiles import LockfileGuard
+from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
 from patchsmith.guards.omission import (
     PlaceholderGuard,
     TruncatedWriteGuard,
     WholeFileRemovalGuard,
 )
-from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
 from patchsmith.guards.ownership import OwnershipGuard
 from patchsmith.guards.policyfiles import PolicyFileGuard
 from patchsmith.guards.review import ReviewGuard
