@@ -155,6 +155,12 @@ class TestBareRegion:
 
         assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
 
+    def test_small_files_take_short_blocks_whole(self) -> None:
+        """Under 20 lines a short block is the file's new text, not a region."""
+        small = lines(1, 2, 3, 4, 5, 6)
+
+        assert SnippetMerge("other\n", MergeKind.WHOLE) == merge_snippet(small, "other\n", "x.py")
+
     def test_region_reading_can_be_switched_off(self) -> None:
         """`region=False` (an explicit whole file) never reads a block as a region."""
         result = merged(merge_snippet(FILE, lines(5, 6), "x.py", region=False))

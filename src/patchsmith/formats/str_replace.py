@@ -153,7 +153,7 @@ def _op(command: str, call: dict[str, object]) -> EditOp | str:
         file_text = call.get("file_text")
         if not isinstance(file_text, str):
             return "create call without file_text"
-        return WholeContent(file_text, explicit=True)
+        return WholeContent(file_text)
     line = call.get("insert_line")
     if isinstance(line, str) and line.strip().isdigit():
         line = int(line)
