@@ -30,13 +30,18 @@ class ApplyStatus(StrEnum):
 
 @dataclass(frozen=True)
 class FileReport:
-    """One file's outcome: how many of its hunks (or blocks) applied."""
+    """One file's outcome: how many of its hunks (or blocks) applied.
+
+    `mode` is the git mode an edit's mode line gave the file (`100755` or `100644`);
+    `None` when the edit left the mode alone.
+    """
 
     path: str
     action: Action
     hunks_applied: int
     hunks_total: int
     new_path: str | None = None
+    mode: str | None = None
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -47,6 +52,8 @@ class FileReport:
         }
         if self.new_path is not None:
             data["new_path"] = self.new_path
+        if self.mode is not None:
+            data["mode"] = self.mode
         return data
 
 

@@ -18,7 +18,7 @@ BIG = "".join(f"value_{i} = {i}\n" for i in range(100))
 
 
 def whole(old: str, new: str, path: str = "conf.py") -> FileChange:
-    return update(path, old, new, whole_write=True)
+    return update(path, old, new, whole_content=True)
 
 
 class TestPlaceholderGuard:

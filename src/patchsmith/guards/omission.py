@@ -105,7 +105,7 @@ def _whole_writes(
         return []
     found = []
     for change in changes:
-        if not change.whole_write:
+        if not change.whole_content:
             continue
         old = text_of(change.old_bytes, change.old_text)
         new = text_of(change.new_bytes, change.new_text)
