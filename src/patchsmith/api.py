@@ -99,6 +99,7 @@ def apply(
             transaction,
             options=options or EngineOptions.default(),
             partial=partial,
+            size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files = _file_reports(plan)
         changes = transaction.changes
