@@ -170,3 +170,27 @@ class TestRecipeCli:
 
         assert "recipe_id" in json.loads(recipe)["properties"]
         assert "proposal_id" in json.loads(proposal)["properties"]
+
+
+class TestProgressBar:
+    def test_shown_only_after_a_second_on_a_terminal(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The bar starts once a run has taken a second, on a terminal, and stops cleanly."""
+        import io
+
+        from patchsmith.cli import recipe as recipe_cli
+
+        now = [0.0]
+        monkeypatch.setattr(recipe_cli.time, "monotonic", lambda: now[0])
+        stream = io.StringIO()
+        stream.isatty = lambda: True  # type: ignore[method-assign]
+        monkeypatch.setattr(recipe_cli.sys, "stderr", stream)
+
+        bar = recipe_cli._Bar()
+        bar("selecting files", 0, 4)
+        assert bar.progress is None
+        now[0] = 2.0
+        bar("running operations", 1, 4)
+        bar("done", 4, 4)
+        bar.close()
+
+        assert bar.progress is not None

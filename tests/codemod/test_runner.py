@@ -249,3 +249,32 @@ class TestRefusals:
         report = run_recipe(recipe(), workspace, record=False)
 
         assert [FailureCode.INVALID_POLICY] == [e.code for e in report.errors]
+
+
+class TestPasses:
+    def test_nested_matches_take_two_passes(self, tmp_path: Path) -> None:
+        """A match inside another is fixed on a second pass over the new text."""
+        write_tree(tmp_path, {"a.py": "x = foo(foo(1), foo(2))\n"})
+        text = (
+            "recipe_id: n\nlanguage: python\nsummary: s\n"
+            "operations: [{type: ast_grep_rule, rule: {pattern: foo($$$A)}, fix: bar($$$A)}]\n"
+        )
+
+        report = run_recipe(recipe(text), tmp_path, apply=True, record=False)
+
+        assert RecipeStatus.APPLIED == report.status
+        assert "x = bar(bar(1), bar(2))\n" == (tmp_path / "a.py").read_text()
+        assert 3 == report.files[0].matches
+
+    def test_symlinks_and_excluded_files_are_not_read(self, tmp_path: Path) -> None:
+        """Symlinked files, scope excludes and the root .gitignore keep files out."""
+        write_tree(
+            tmp_path,
+            {"tests/test_a.py": TEST, "build/test_b.py": TEST, ".gitignore": "build/\n"},
+        )
+        (tmp_path / "tests/test_link.py").symlink_to(tmp_path / "tests/test_a.py")
+        text = EQUAL_RULE + "scope: {exclude: ['tests/test_a.py']}\n"
+
+        report = run_recipe(recipe(text), tmp_path, record=False)
+
+        assert (RecipeStatus.NO_CHANGE, 0) == (report.status, report.files_scanned)

@@ -11,9 +11,8 @@ without `apply=True` nothing is written (a dry run).
 from __future__ import annotations
 
 import os
-import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +23,7 @@ from patchsmith.codemod.recipe import Recipe
 from patchsmith.codemod.registry import RecipeEntry, find_recipe
 from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, SkippedFile
 from patchsmith.codemod.transform import SeenMatch, transform
-from patchsmith.codemod.workset import WorkSet
+from patchsmith.codemod.workset import WorkSet, scratch_dir
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
@@ -74,8 +73,13 @@ def plan_recipe(
     paths: Iterable[str] = (),
     policy: Policy | None = None,
     progress: Progress | None = None,
+    rerun: bool = True,
 ) -> RecipePlan:
-    """The recipe's changes to the files under `root` (narrowed to `paths`), computed in memory."""
+    """The recipe's changes to the files under `root` (narrowed to `paths`), computed in memory.
+
+    With `rerun` (and the recipe's `idempotency.rerun_produces_no_diff`), the recipe is run
+    again on its own output and the plan refused (NOT_IDEMPOTENT) if that changes anything.
+    """
     step = progress or _no_progress
     total = 4 + len(recipe.operations)
     plan = RecipePlan(recipe)
@@ -102,7 +106,7 @@ def plan_recipe(
     changed = work.changed
     plan.matches = {p: n for p, n in result.matches.items() if n > 0}
     step("checking idempotency", 1 + len(recipe.operations), total)
-    if recipe.idempotency.rerun_produces_no_diff and changed:
+    if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
         again = _rerun(recipe, changed)
         plan.idempotent = not isinstance(again, PatchFailure)
         if isinstance(again, PatchFailure):
@@ -110,12 +114,28 @@ def plan_recipe(
             return plan
     step("checking guards", 2 + len(recipe.operations), total)
     if policy is not None:
-        changed = _guarded(changed, work, policy, root, plan.skipped)
+        kept = _guarded(changed, work, policy, root, plan.skipped)
+        left_out = [p for p in changed if p not in kept]
+        if left_out and _links_files(recipe):
+            # a rename applied to some files and not others would break the code
+            plan.errors.append(
+                PatchFailure(
+                    FailureCode.FORBIDDEN_PATH,
+                    f"recipe {recipe.recipe_id!r} renames across files, and a guard refuses "
+                    f"{len(left_out)} of them: {', '.join(left_out[:5])}",
+                    file=left_out[0],
+                    hint="a partial rename would break the code; allow those files, or "
+                    "narrow the recipe's scope to leave the definition and its users together",
+                    rule="recipe_scope",
+                )
+            )
+            return plan
+        changed = kept
     plan.changed = changed
     plan.originals = {p: work.original(p) for p in changed}
     step("checking postconditions", 3 + len(recipe.operations), total)
     if changed and recipe.postconditions:
-        with tempfile.TemporaryDirectory(prefix="patchsmith-recipe-") as tmp:
+        with scratch_dir("patchsmith-recipe-") as tmp:
             after = WorkSet.from_texts(changed, Path(tmp))
             post = postconditions(recipe, changed, after)
         if isinstance(post, PatchFailure):
@@ -127,9 +147,16 @@ def plan_recipe(
     return plan
 
 
+def _links_files(recipe: Recipe) -> bool:
+    """Whether the recipe's changes to one file depend on its changes to others (a rename)."""
+    from patchsmith.codemod.recipe import RenameSymbol
+
+    return any(isinstance(op, RenameSymbol) for op in recipe.operations)
+
+
 def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> PatchFailure | None:
     """NOT_IDEMPOTENT when running the recipe again on its output changes anything."""
-    with tempfile.TemporaryDirectory(prefix="patchsmith-rerun-") as tmp:
+    with scratch_dir("patchsmith-rerun-") as tmp:
         work = WorkSet.from_texts(changed, Path(tmp))
         result = transform(recipe, work)
         if result.errors:
@@ -163,22 +190,17 @@ def _guarded(
     ]
     kept: dict[str, bytes] = {}
     for path, data in changed.items():
-        old = work.original(path)
-        change = FileChange(
-            path,
-            Action.UPDATE,
-            path,
-            old,
-            data,
-            old.decode("utf-8"),
-            data.decode("utf-8"),
-        )
+        change = _change(path, work.original(path), data)
         refusals = [f for guard in guards for f in guard.check([change], ctx)]
         if refusals:
             skipped.append(SkippedFile(path, f"{refusals[0].code.value}: {refusals[0].message}"))
         else:
             kept[path] = data
     return kept
+
+
+def _change(path: str, old: bytes, new: bytes) -> FileChange:
+    return FileChange(path, Action.UPDATE, path, old, new, old.decode("utf-8"), new.decode("utf-8"))
 
 
 def stage_plan(
@@ -211,6 +233,28 @@ def _file_results(plan: RecipePlan, changes: Iterable[FileChange]) -> tuple[Reci
 
     return tuple(
         RecipeFile(c.path, plan.matches.get(c.path, 0), render_git_diff([c])) for c in changes
+    )
+
+
+def _split_diff(
+    diff: str, changes: Sequence[FileChange], plan: RecipePlan
+) -> tuple[RecipeFile, ...]:
+    """Per-file diffs cut from a whole git diff (each file's part starts `diff --git `).
+
+    A diff's content lines start with a space, `+`, `-` or a backslash, so a line starting
+    `diff --git ` is always a file header; rendering each file again would cost as much.
+    """
+    starts = [0] if diff.startswith("diff --git ") else []
+    position = diff.find("\ndiff --git ")
+    while position >= 0:
+        starts.append(position + 1)
+        position = diff.find("\ndiff --git ", position + 1)
+    if len(starts) != len(changes):
+        return _file_results(plan, changes)
+    parts = [diff[a:b] for a, b in zip(starts, [*starts[1:], len(diff)], strict=True)]
+    return tuple(
+        RecipeFile(c.path, plan.matches.get(c.path, 0), part)
+        for c, part in zip(changes, parts, strict=True)
     )
 
 
@@ -284,7 +328,14 @@ def run_recipe(
     if blocked or isinstance(rules, PatchFailure):
         finished = attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=dry_run))
         return report(RecipePlan(entry.recipe), RecipeStatus.REFUSED, errors=finished.errors)
-    plan = plan_recipe(entry.recipe, workspace.root, paths=paths, policy=rules, progress=progress)
+    plan = plan_recipe(
+        entry.recipe,
+        workspace.root,
+        paths=paths,
+        policy=rules,
+        progress=progress,
+        rerun=not dry_run,
+    )
     if plan.errors:
         finished = attempt.finish(
             ApplyReport(ApplyStatus.REFUSED, errors=tuple(plan.errors), check=dry_run)
@@ -294,10 +345,25 @@ def run_recipe(
         )
     if not plan.changed:
         return report(plan, RecipeStatus.NO_CHANGE)
+    if dry_run:
+        # The preview: the changes as diffs, past the per-file guards, recorded as checked.
+        # Staging, every guard and the idempotency re-run are the apply's work.
+        changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
+        files = _file_results(plan, changes)
+        diff = "".join(f.diff for f in files)
+        preview = ApplyReport(ApplyStatus.APPLIED, check=True, diff=diff)
+        finished = attempt.finish(preview, changes, diff)
+        return report(
+            plan,
+            RecipeStatus.DRY_RUN,
+            files=files,
+            errors=finished.errors,
+            attempt_id=finished.attempt_id,
+        )
     with Transaction(workspace) as transaction:
         staged = stage_plan(plan, workspace, transaction)
-        files = _file_results(plan, transaction.changes)
         if staged:
+            files = _file_results(plan, transaction.changes)
             finished = attempt.finish(
                 ApplyReport(ApplyStatus.REFUSED, errors=tuple(staged), check=dry_run),
                 transaction.changes,
@@ -309,18 +375,20 @@ def run_recipe(
             transaction,
             GuardContext(rules, root=workspace.root),
             ApplyReport(ApplyStatus.APPLIED),
-            check=dry_run,
+            check=False,
         )
-    if not done.ok:
-        return report(
-            plan,
-            RecipeStatus.REFUSED,
-            files=files,
-            errors=done.errors,
-            attempt_id=done.attempt_id,
-        )
-    status = RecipeStatus.DRY_RUN if dry_run else RecipeStatus.APPLIED
-    return report(plan, status, files=files, errors=done.errors, attempt_id=done.attempt_id)
+        if not done.ok:
+            return report(
+                plan,
+                RecipeStatus.REFUSED,
+                files=_file_results(plan, transaction.changes),
+                errors=done.errors,
+                attempt_id=done.attempt_id,
+            )
+        files = _split_diff(done.diff, transaction.changes, plan)
+    return report(
+        plan, RecipeStatus.APPLIED, files=files, errors=done.errors, attempt_id=done.attempt_id
+    )
 
 
 def _name(recipe: RecipeSource) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,9 +10,22 @@ from pathlib import Path
 from patchsmith.codemod.backends.astgrep import AstGrepMatch, scan
 from patchsmith.errors import PatchFailure
 
-__all__ = ["NOT_UTF8", "WorkSet"]
+__all__ = ["NOT_UTF8", "WorkSet", "scratch_dir"]
 
 NOT_UTF8 = "not UTF-8 text without a BOM (recipes edit by byte offsets into UTF-8)"
+
+
+_MEMORY_FS = Path("/dev/shm")
+
+
+def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder for texts ast-grep must read: in memory (`/dev/shm`) where there is one.
+
+    Thousands of small files are written and removed there per run; on a disk the
+    removals alone cost more than the scan.
+    """
+    folder = _MEMORY_FS if _MEMORY_FS.is_dir() and os.access(_MEMORY_FS, os.W_OK) else None
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
 
 
 class WorkSet:
@@ -92,7 +106,7 @@ class WorkSet:
             return found
         modified = [p for p in paths if p in self._current]
         if modified:
-            with tempfile.TemporaryDirectory(prefix="patchsmith-codemod-") as tmp:
+            with scratch_dir("patchsmith-codemod-") as tmp:
                 for path in modified:
                     target = Path(tmp) / path
                     target.parent.mkdir(parents=True, exist_ok=True)

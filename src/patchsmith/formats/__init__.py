@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from patchsmith.engine.diffparse import split_lines
+from patchsmith.formats import lazy_snippet
 from patchsmith.formats._assemble import covering_problem, merge_updates
 from patchsmith.formats.registry import FORMATS, format_named, parser_for
 from patchsmith.formats.script import (
@@ -14,6 +16,7 @@ from patchsmith.formats.script import (
     EditScript,
     FileEdit,
     InsertText,
+    LazySnippet,
     ParseProblem,
     SearchReplace,
     WholeContent,
@@ -26,6 +29,7 @@ __all__ = [
     "EditScript",
     "FileEdit",
     "InsertText",
+    "LazySnippet",
     "ParseProblem",
     "SearchReplace",
     "WholeContent",
@@ -60,13 +64,31 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
         )
         return EditScript(format=EditFormat.AUTO, problems=(problem,))
     entry = parser_for(fmt)
-    if entry is not None:
-        return entry.parse(text)
-    return _parse_auto(text)
+    if entry is None:
+        return _parse_auto(text)
+    parsed = entry.parse(text)
+    if fmt is EditFormat.WHOLE_FILE:
+        return _explicit(parsed)
+    return parsed
+
+
+def _explicit(parsed: EditScript) -> EditScript:
+    """Whole files the caller asked for by name replace their file, with no region reading."""
+    edits = tuple(
+        replace(
+            edit,
+            ops=tuple(
+                replace(op, explicit=True) if isinstance(op, WholeContent) else op
+                for op in edit.ops
+            ),
+        )
+        for edit in parsed.edits
+    )
+    return replace(parsed, edits=edits)
 
 
 # Formats recognised by markers ordinary prose can contain.
-_WEAK = (EditFormat.STR_REPLACE, EditFormat.WHOLE_FILE)
+_WEAK = (EditFormat.STR_REPLACE, EditFormat.LAZY_SNIPPET, EditFormat.WHOLE_FILE)
 _LEADING_SEARCH = re.compile(r"^<{5,9} ?SEARCH\b", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -81,27 +103,32 @@ def _auto_order(text: str) -> list[EditFormat]:
 def _parse_auto(text: str) -> EditScript:
     lines = split_lines(text)
     masked = list(lines)
+    taken = [False] * len(lines)
     edits: list[FileEdit] = []
     problems: list[ParseProblem] = []
     regions: list[tuple[int, int]] = []
     found: list[EditFormat] = []
     order = _auto_order(text)
-    for fmt in [*order, EditFormat.WHOLE_FILE]:
+    for fmt in [*order, EditFormat.LAZY_SNIPPET, EditFormat.WHOLE_FILE]:
         entry = parser_for(fmt)
         remaining = "".join(masked)
         if entry is None or not entry.detect(remaining):
             continue
-        result = entry.parse(remaining)
+        # Auto-detection leaves a fence with neither placeholders nor a prose-only path
+        # to the whole-file format (which may create a file).
+        parse = lazy_snippet.parse_marked if fmt is EditFormat.LAZY_SNIPPET else entry.parse
+        result = parse(remaining)
         if not result.edits and (not result.problems or (fmt in _WEAK and bool(edits))):
             continue  # JSON-looking prose next to real edits is prose, not a broken call
         found.append(fmt)
         edits.extend(result.edits)
         problems.extend(result.problems)
         for start, end in result.regions:
-            start, end = _with_fences(masked, start, end)
+            start, end = _with_fences(masked, start, end, taken)
             regions.append((start, end))
             for i in range(start, end):
                 masked[i] = "\n"
+                taken[i] = True
     if not found:
         missing = covering_problem(lines, "no edit found: no diff, envelope, block or tool call")
         return EditScript(format=EditFormat.AUTO, problems=(missing,))
@@ -120,19 +147,25 @@ def _parse_auto(text: str) -> EditScript:
     )
 
 
-def _with_fences(lines: list[str], start: int, end: int) -> tuple[int, int]:
+def _with_fences(lines: list[str], start: int, end: int, taken: list[bool]) -> tuple[int, int]:
     """A region grown over the fence lines (and the path line) wrapping it, so that what
-    is left does not look like a fenced file of its own."""
+    is left does not look like a fenced file of its own.
+
+    The walks stop at lines an earlier region took (blanked, so they would look
+    empty): each gap between regions is walked once, keeping this linear.
+    """
     start, end = max(start, 0), min(end, len(lines))
-    while end < len(lines) and (not lines[end].strip() or _FENCE.match(lines[end])):
+    while (
+        end < len(lines) and not taken[end] and (not lines[end].strip() or _FENCE.match(lines[end]))
+    ):
         if _FENCE.match(lines[end]):
             end += 1
             break
         end += 1
     top = start
-    while top > 0 and not lines[top - 1].strip():
+    while top > 0 and not taken[top - 1] and not lines[top - 1].strip():
         top -= 1
-    if top > 0 and _FENCE.match(lines[top - 1]):
+    if top > 0 and not taken[top - 1] and _FENCE.match(lines[top - 1]):
         start = top - 1
         if start > 0 and _looks_like_path(lines[start - 1]):
             start -= 1

@@ -7,16 +7,24 @@ file is staged in the transaction, so the transaction sees one change per file.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
+from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
 from patchsmith.engine.excerpt import closest_region, numbered_excerpt
 from patchsmith.engine.hunks import apply_block, apply_hunk_list
 from patchsmith.engine.indent import indent_style
+from patchsmith.engine.lazy import (
+    MergeKind,
+    SnippetMerge,
+    SnippetRefusal,
+    SnippetRefused,
+    merge_snippet,
+)
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
@@ -27,6 +35,7 @@ from patchsmith.formats.script import (
     EditScript,
     FileEdit,
     InsertText,
+    LazySnippet,
     SearchReplace,
     WholeContent,
 )
@@ -37,9 +46,10 @@ from patchsmith.runtime.workspace import Workspace
 __all__ = ["FileOutcome", "StagePlan", "stage_script"]
 
 # Bounds for finding the file a header-less diff belongs to.
-_GUESS_MAX_FILES = 5000
-_GUESS_MAX_BYTES = 2_000_000
-_SKIP_DIRS = {".git", ".patchsmith", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"}
+_GUESS_MAX_FILES = 50_000
+_GUESS_MAX_BYTES = 16 * 1024 * 1024
+# Never edited (version control and patchsmith's own state), or bytecode only.
+_SKIP_DIRS = {".git", ".patchsmith", ".hg", ".svn", "__pycache__"}
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,10 @@ class _Run:
     workspace: Workspace
     options: EngineOptions
     partial: bool
+    size_limit: int | None = None
     files: dict[str, _File] = field(default_factory=dict)
+    moved: dict[str, _File] = field(default_factory=dict)
+    """Files this patch moves, by target path (kept by `_move` and `_delete`)."""
     failures: list[PatchFailure] = field(default_factory=list)
     modes_in_place: list[str] = field(default_factory=list)
 
@@ -106,18 +119,25 @@ def stage_script(
     *,
     options: EngineOptions,
     partial: bool = False,
+    size_limit: int | None = None,
 ) -> StagePlan:
     """Locate every edit of `script`; stage the results unless something failed.
 
-    With `partial`, what located is staged even when other edits failed.
+    With `partial`, what located is staged even when other edits failed. A file
+    larger than `size_limit` bytes is refused as FILE_TOO_LARGE before it is
+    read or parsed (the policy's `max_file_bytes`, when its size guard is on).
     """
-    run = _Run(workspace, options, partial)
+    run = _Run(workspace, options, partial, size_limit)
     for problem in script.problems:
+        truncated = problem.code is FailureCode.TRUNCATED_OUTPUT
         run.fail(
             PatchFailure(
-                code=FailureCode.MALFORMED_PATCH,
+                code=problem.code,
                 message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
-                hint="Fix what the message names in those lines and resend the edit; "
+                hint="The reply stops before its end: resend the rest of the file, or send "
+                "the change as a diff; nothing was applied."
+                if truncated
+                else "Fix what the message names in those lines and resend the edit; "
                 "nothing was applied.",
             )
         )
@@ -231,12 +251,16 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         return None
     if resolved in run.files:
         return run.files[resolved]
-    moved_here = next((f for f in run.files.values() if f.moved_to == resolved), None)
+    moved_here = run.moved.get(resolved)
     if moved_here is not None:
         # Edited under the name an earlier part of this patch moved it to.
         return moved_here
     original: TextFile | None = None
     if run.workspace.exists(resolved):
+        too_large = _too_large(run, resolved)
+        if too_large is not None:
+            run.fail(too_large)
+            return None
         read = run.workspace.read(resolved)
         if isinstance(read, PatchFailure):
             run.fail(read)
@@ -266,6 +290,25 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     state = _File(resolved, original, original.text if original else None)
     run.files[resolved] = state
     return state
+
+
+def _too_large(run: _Run, path: str) -> PatchFailure | None:
+    """FILE_TOO_LARGE for a file over the size limit, found by its size alone (never read)."""
+    if run.size_limit is None:
+        return None
+    try:
+        size = run.workspace.disk_path(path).stat().st_size
+    except OSError:
+        return None  # the read that follows reports it
+    if size <= run.size_limit:
+        return None
+    return PatchFailure(
+        code=FailureCode.FILE_TOO_LARGE,
+        message=f"{path} is {size} bytes, above the limit of {run.size_limit}; "
+        "patchsmith does not read or edit it",
+        file=path,
+        hint="Edit this file another way, or raise max_file_bytes in the policy.",
+    )
 
 
 def _sha(state: _File) -> str | None:
@@ -355,6 +398,8 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
     state.text = None
     state.action = Action.DELETE
     # Moved earlier in this patch, then deleted under its new name: the original goes.
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = None
     state.applied += 1
 
@@ -403,8 +448,11 @@ def _move(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None
     _run_ops(run, state, edit.ops)
     _set_mode(state, executable)
     state.action = Action.MOVE
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = target if target != state.path else None
     if state.moved_to is not None:
+        run.moved[state.moved_to] = state
         state.applied += 1
         state.total += 1
 
@@ -460,9 +508,8 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
     assert state.text is not None
     state.total += 1
     index = state.total - 1
-    if isinstance(op, WholeContent):
-        state.text = _with_file_endings(op.text, state.text)
-        state.applied += 1
+    if isinstance(op, (WholeContent, LazySnippet)):
+        _snippet(run, state, op, index)
     elif isinstance(op, InsertText):
         _insert(run, state, op, index)
     elif isinstance(op, SearchReplace):
@@ -470,6 +517,60 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
             _exact_replace(run, state, op, index)
         else:
             _search_replace(run, state, op, index)
+
+
+def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int) -> None:
+    """A fenced file or snippet: placeholders merged, a bare region placed, or the whole text."""
+    assert state.text is not None
+    explicit = isinstance(op, WholeContent) and op.explicit
+    merged = (
+        SnippetMerge(op.text, MergeKind.WHOLE)
+        if explicit or not state.text
+        else merge_snippet(state.text, op.text, state.path)
+    )
+    if isinstance(merged, SnippetRefused):
+        state.failed = True
+        run.fail(_snippet_failure(state, index, merged))
+        return
+    if merged.kind is MergeKind.WHOLE:
+        state.text = _with_file_endings(merged.text, state.text)
+        state.whole = True
+    else:
+        state.text = merged.text
+    state.applied += 1
+
+
+def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> PatchFailure:
+    assert state.text is not None
+    contents = split_lines(state.text).contents
+    if refused.reason is SnippetRefusal.AMBIGUOUS:
+        places = ", ".join(str(c + 1) for c in refused.candidates[:8])
+        code = FailureCode.AMBIGUOUS_MATCH
+        hint = (
+            f"The lines next to a placeholder occur at lines {places}; keep more unchanged "
+            "lines around the change (or send a diff) so that they match one place only."
+        )
+        first = refused.candidates[0] if refused.candidates else 0
+        region: tuple[int, int] | None = (
+            first,
+            min(first + max(len(refused.chunk), 1), len(contents)),
+        )
+    else:
+        code = FailureCode.PATCH_CONTEXT_MISMATCH
+        region = closest_region(contents, list(refused.chunk))
+        hint = (
+            "Keep at least one unchanged line, copied exactly from the file, next to each "
+            "'... existing code ...' placeholder (or send a diff); nothing was applied."
+        )
+    failure = PatchFailure(
+        code=code,
+        message=f"snippet for {state.path}: {refused.detail}",
+        file=state.path,
+        hunk=index,
+        hint=hint,
+        current_sha256=_sha(state),
+    )
+    return _with_excerpt(failure, contents, region)
 
 
 def _with_file_endings(new_text: str, old_text: str) -> str:
@@ -689,12 +790,28 @@ def _with_excerpt(
 
 
 def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
-    """The one workspace file that every op of a path-less edit fits, or None (recorded why)."""
+    """The one workspace file that every op of a path-less edit fits, or None (recorded why).
+
+    Every file is a candidate: a cheap byte search for words of the edit's old
+    lines skips the files that cannot fit, and the rest are tried in full. The
+    search is bounded (`_GUESS_MAX_FILES` files, `_GUESS_MAX_BYTES` per file
+    tried in full); when a bound is hit the edit is refused, since the file left
+    out might have been a second fit.
+    """
     candidates = list(_text_files(run.workspace.root))
+    if _TOO_MANY in candidates:
+        _guess_refused(run, f"the workspace has more than {_GUESS_MAX_FILES} files")
+        return None
     if len(candidates) == 1:
         return candidates[0]
-    fits = []
+    probes = _probes(ops)
+    fits: list[str] = []
     for path in candidates:
+        if probes and not _may_hold(run.workspace.root / path, probes):
+            continue
+        if (run.workspace.root / path).stat().st_size > _GUESS_MAX_BYTES:
+            _guess_refused(run, f"{path} may fit and is larger than {_GUESS_MAX_BYTES} bytes")
+            return None
         read = run.workspace.read(path)
         if isinstance(read, PatchFailure):
             continue
@@ -711,26 +828,81 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
         PatchFailure(
             code=FailureCode.MALFORMED_PATCH if not fits else FailureCode.AMBIGUOUS_MATCH,
             message="the edit names no file, and it fits "
-            + ("no file of the workspace" if not fits else "more than one file"),
-            hint="Name the file: '--- a/PATH' and '+++ b/PATH' lines before a diff's hunks, "
-            "or the path on the line before a SEARCH/REPLACE block.",
+            + ("no file of the workspace" if not fits else f"{fits[0]} and {fits[1]}"),
+            hint=_NAME_THE_FILE,
         )
     )
     return None
 
 
+_NAME_THE_FILE = (
+    "Name the file: '--- a/PATH' and '+++ b/PATH' lines before a diff's hunks, "
+    "or the path on the line before a SEARCH/REPLACE block."
+)
+
+
+def _guess_refused(run: _Run, why: str) -> None:
+    run.fail(
+        PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"the edit names no file, and not every file could be tried: {why}",
+            hint=_NAME_THE_FILE,
+        )
+    )
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]{3,}")
+
+
+def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
+    """Words every fitting file must hold: the longest word of each removed line.
+
+    Every tolerance keeps ASCII letters, digits and underscores, and a removed
+    line must match its file line, so a file without one of these words cannot
+    fit. Context lines may be altered, so they give no probe.
+    """
+    words: list[bytes] = []
+    for op in ops:
+        if isinstance(op, Hunk):
+            removed = [line[1:] for line in op.lines if line.startswith("-")]
+        elif isinstance(op, SearchReplace):
+            block = block_from_search_replace(op.search, op.replace)
+            removed = [ln.text for ln in block.lines if ln.op is Op.REMOVE]
+        else:
+            continue
+        for text in removed:
+            found = _WORD.findall(text)
+            if found and not is_elision(text):
+                words.append(max(found, key=len).encode("ascii"))
+    return tuple(dict.fromkeys(words))
+
+
+def _may_hold(path: Path, probes: tuple[bytes, ...]) -> bool:
+    """Whether the file holds every probe (searched in place, never read whole)."""
+    try:
+        with path.open("rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                return all(view.find(probe) >= 0 for probe in probes)
+    except (OSError, ValueError):
+        return True  # unreadable here: let the full read report on it
+
+
+_TOO_MANY = "\0too many files"
+
+
 def _text_files(root: Path) -> Iterator[str]:
+    """Every regular file under `root` outside version-control and state directories."""
     count = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
         for name in sorted(filenames):
             full = Path(dirpath) / name
-            try:
-                if full.is_symlink() or full.stat().st_size > _GUESS_MAX_BYTES:
-                    continue
-            except OSError:
+            if full.is_symlink() or not full.is_file():
                 continue
-            yield full.relative_to(root).as_posix()
             count += 1
-            if count >= _GUESS_MAX_FILES:
+            if count > _GUESS_MAX_FILES:
+                yield _TOO_MANY
                 return
+            yield full.relative_to(root).as_posix()

@@ -146,6 +146,8 @@ class Transaction:
         self._workspace = workspace
         self._staged: dict[str, FileChange] = {}
         self._claimed: dict[str, str] = {}
+        # every folder above a claimed path: an overlap check in O(depth), not O(staged)
+        self._claimed_folders: dict[str, str] = {}
         self._state = _State.OPEN
 
     def __enter__(self) -> Transaction:
@@ -669,10 +671,20 @@ class Transaction:
     def _check_unclaimed(self, path: str) -> PatchFailure | None:
         if path in self._claimed:
             return _conflict(path, f"{path} is already staged ({self._claimed[path]})")
-        for claimed, what in self._claimed.items():
-            if claimed.startswith(path + "/") or path.startswith(claimed + "/"):
-                return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        if path in self._claimed_folders:
+            claimed = self._claimed_folders[path]
+            what = self._claimed[claimed]
+            return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        for folder in _parents(path):
+            if folder in self._claimed:
+                what = self._claimed[folder]
+                return _conflict(path, f"{path} overlaps {folder}, already staged ({what})")
         return None
+
+    def _claim(self, path: str, what: str) -> None:
+        self._claimed[path] = what
+        for folder in _parents(path):
+            self._claimed_folders.setdefault(folder, path)
 
     def _check_free(self, path: str) -> PatchFailure | None:
         workspace = self._workspace
@@ -696,6 +708,6 @@ class Transaction:
 
     def _stage(self, change: FileChange, what: str, also: str | None = None) -> None:
         self._staged[change.path] = change
-        self._claimed[change.path] = what
+        self._claim(change.path, what)
         if also is not None:
-            self._claimed[also] = what
+            self._claim(also, what)

@@ -5,7 +5,7 @@
 
 This package is also callable — `patchsmith.verify(root, ["pytest"])` is
 `patchsmith.verify.verify(root, ["pytest"])` — because the package and the public
-function share the name `patchsmith.verify` (docs/decisions/0014). Its names load on
+function share the name `patchsmith.verify` (docs/decisions/0016). Its names load on
 first use, so `import patchsmith` stays cheap.
 """
 

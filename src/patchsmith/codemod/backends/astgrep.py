@@ -47,7 +47,7 @@ AST_GREP_LANGUAGES: dict[Language, str] = {
 """The recipe languages ast-grep parses (it has no TOML grammar)."""
 
 SCAN_TIMEOUT_SECONDS = 600.0
-FILES_PER_CALL = 4000
+FILES_PER_CALL = 10_000
 """Paths per ast-grep call: far below any argv limit, large enough to keep its threads busy."""
 
 # Every ignore source off: the recipe's scope, not the repository's ignore files, says
