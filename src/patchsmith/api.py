@@ -30,6 +30,7 @@ def apply(
     options: EngineOptions | None = None,
     record: bool | None = None,
     policy: Policy | None = None,
+    full_rewrite: bool = False,
     allow_policy_edit: bool = False,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
@@ -41,7 +42,10 @@ def apply(
     (default: the policy's `record`) keeps the attempt in `.patchsmith/`. A change to
     the policy itself is refused (PROTECTED_PATH) unless `allow_policy_edit`. Never
     raises for bad input: a refusal is a report whose `status` is `refused` and
-    whose `errors` say what to fix.
+    whose `errors` say what to fix. No reply deletes code it did not show:
+    placeholder lines are merged by their anchors or refused, and a whole file that
+    stops early or drops most of a large file is refused unless `full_rewrite`
+    says the files are being rewritten.
     """
     if isinstance(model_output, bytes):
         # Bytes from a subprocess or a socket: undecodable ones survive as escapes.
@@ -117,7 +121,7 @@ def apply(
         return review_and_commit(
             attempt,
             transaction,
-            GuardContext(rules, root=workspace.root),
+            GuardContext(rules, root=workspace.root, full_rewrite=full_rewrite),
             ApplyReport(status, files, plan.failures),
             check=check,
         )
