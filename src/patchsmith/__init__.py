@@ -24,7 +24,14 @@ from patchsmith.errors import (
 )
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.report import (
+    ApplyReport,
+    ApplyStatus,
+    ApplyWarning,
+    FileReport,
+    HunkPlacement,
+    WarningCode,
+)
 
 if TYPE_CHECKING:
     from patchsmith.policy import Policy
@@ -35,6 +42,7 @@ __all__ = [
     "Action",
     "ApplyReport",
     "ApplyStatus",
+    "ApplyWarning",
     "EditFormat",
     "EditScript",
     "EngineOptions",
@@ -43,6 +51,7 @@ __all__ = [
     "FileReport",
     "FileView",
     "HunkOutcome",
+    "HunkPlacement",
     "HunkResult",
     "Mode",
     "PartialApplyError",
@@ -51,6 +60,7 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "WarningCode",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",

@@ -213,7 +213,9 @@ class Attempt:
     def finish(
         self, report: ApplyReport, changes: Sequence[FileChange] = (), staged_diff: str = ""
     ) -> ApplyReport:
-        """`report` with the id of its new audit record (or, if the store fails, an IO_ERROR)."""
+        """`report`, settled, with the id of its new audit record (or, if the store fails,
+        an IO_ERROR). Settling makes its counts and hints say what was really written."""
+        report = report.settled()
         if not self.record or self.state_root is None:
             return report
         if any(f.code is FailureCode.STATE_DIR_UNSAFE for f in report.errors):

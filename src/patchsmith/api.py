@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from patchsmith.engine.model import EngineOptions
@@ -102,13 +103,26 @@ def apply(
             )
             return attempt.finish(ApplyReport(ApplyStatus.REFUSED, files, (failure,), check=check))
         status = ApplyStatus.PARTIAL if plan.failures else ApplyStatus.APPLIED
-        return review_and_commit(
+        written = {
+            c.path: hashlib.sha256(c.new_bytes).hexdigest()
+            for c in changes
+            if c.new_bytes is not None
+        }
+        report = review_and_commit(
             attempt,
             transaction,
             GuardContext(rules, root=workspace.root),
             ApplyReport(status, files, plan.failures),
             check=check,
         )
+        if report.status is ApplyStatus.PARTIAL and not check:
+            # The failures must describe the files as the partial write left them.
+            errors = tuple(
+                replace(e, current_sha256=written[e.file]) if e.file in written else e
+                for e in report.errors
+            )
+            report = replace(report, errors=errors)
+        return report
 
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:

@@ -12,7 +12,6 @@ from patchsmith.cli._output import (
     EXIT_REFUSED,
     EXIT_USAGE,
     missing_root,
-    print_failures,
     usage_error,
     write_json,
 )
@@ -223,8 +222,6 @@ def print_report(command: str, report: ApplyReport, *, as_json: bool) -> int:
 
 def _print_human(command: str, report: ApplyReport) -> None:
     verb = "would apply" if report.check else "applied"
-    if report.status is ApplyStatus.REFUSED:
-        sys.stderr.write(f"patchsmith {command}: refused; nothing was changed\n")
     for f in report.files:
         target = f" -> {f.new_path}" if f.new_path else ""
         sys.stdout.write(
@@ -236,7 +233,9 @@ def _print_human(command: str, report: ApplyReport) -> None:
         )
     for note in report.notes:
         sys.stdout.write(f"note: {note}\n")
-    print_failures(command, report.errors)
+    if report.errors or report.warnings:
+        # The same bounded message a model gets: what was written, what failed, what to resend.
+        sys.stderr.write(f"patchsmith {command}: {report.feedback()}\n")
     if report.check and report.diff:
         sys.stdout.write(report.diff)
     if report.status is ApplyStatus.ALREADY_APPLIED:

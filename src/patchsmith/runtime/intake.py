@@ -387,7 +387,11 @@ def _run_hunks(run: _Run, state: _File, hunks: list[Hunk]) -> None:
     for outcome in result.outcomes:
         if not outcome.applied:
             state.failed = True
-            run.fail(_hunk_failure(state, first + outcome.index, outcome, hunks[outcome.index]))
+            run.fail(
+                _hunk_failure(
+                    state, first + outcome.index, outcome, hunks[outcome.index], partial=run.partial
+                )
+            )
 
 
 def _run_op(run: _Run, state: _File, op: EditOp) -> None:
@@ -525,7 +529,11 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
             detail=result.detail,
             candidates=tuple(c + 1 for c in result.candidates),
         )
-        run.fail(_block_failure(state, index, outcome, block.old, block.hint, "SEARCH block"))
+        run.fail(
+            _block_failure(
+                state, index, outcome, block.old, block.hint, "SEARCH block", partial=run.partial
+            )
+        )
         return
     state.text = result[0].text
     state.applied += 1
@@ -556,9 +564,11 @@ _CODES = {
 }
 
 
-def _hunk_failure(state: _File, index: int, outcome: HunkOutcome, hunk: Hunk) -> PatchFailure:
+def _hunk_failure(
+    state: _File, index: int, outcome: HunkOutcome, hunk: Hunk, *, partial: bool
+) -> PatchFailure:
     block = block_from_hunk(hunk)
-    return _block_failure(state, index, outcome, block.old, block.hint, "hunk")
+    return _block_failure(state, index, outcome, block.old, block.hint, "hunk", partial=partial)
 
 
 def _block_failure(
@@ -568,13 +578,16 @@ def _block_failure(
     old: Sequence[str],
     hint_line: int | None,
     what: str,
+    *,
+    partial: bool,
 ) -> PatchFailure:
     assert state.text is not None
     reason = outcome.reason or SkipReason.NO_MATCH
     # A model resends against the file on disk, so a missing match is shown there (earlier
     # edits of this patch are not written); the other reasons speak of the text as staged.
+    # With `partial`, the file is written with the edits that located, so it is shown so.
     shown = state.text
-    if reason is SkipReason.NO_MATCH and state.original is not None:
+    if reason is SkipReason.NO_MATCH and state.original is not None and not partial:
         shown = state.original.text
     contents = split_lines(shown).contents
     code = _CODES[reason]
@@ -594,8 +607,8 @@ def _block_failure(
         hint = f"{what.capitalize()} {number} changes nothing; add its '-' and '+' lines."
     elif region is not None:
         hint = (
-            f"Re-read lines {region[0] + 1}-{region[1]} of {state.path} and resend {what} "
-            f"{number} with the exact current text of its unchanged and removed lines."
+            f"Make the unchanged and removed lines of {what} {number} the exact current text "
+            f"of lines {region[0] + 1}-{region[1]} of {state.path} (shown in the excerpt)."
         )
     else:
         hint = f"{state.path} is empty; send its whole content instead."
