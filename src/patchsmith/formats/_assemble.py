@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from patchsmith.errors import FailureCode
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 
 __all__ = ["covering_problem", "merge_updates", "problem", "script"]
@@ -9,12 +10,18 @@ __all__ = ["covering_problem", "merge_updates", "problem", "script"]
 _EXCERPT_LINES = 20
 
 
-def problem(lines: list[str], message: str, start: int, end: int) -> ParseProblem:
+def problem(
+    lines: list[str],
+    message: str,
+    start: int,
+    end: int,
+    code: FailureCode = FailureCode.MALFORMED_PATCH,
+) -> ParseProblem:
     """A problem over 1-based inclusive lines `start..end`, quoting at most 20 of them."""
     start = max(1, start)
     end = max(start, end)
     text = "".join(lines[start - 1 : min(end, start - 1 + _EXCERPT_LINES)])
-    return ParseProblem(message=message, start_line=start, end_line=end, text=text)
+    return ParseProblem(message=message, start_line=start, end_line=end, text=text, code=code)
 
 
 def covering_problem(lines: list[str], message: str) -> ParseProblem:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from patchsmith.engine.model import Hunk
+from patchsmith.errors import FailureCode
 
 __all__ = [
     "Action",
@@ -102,6 +103,8 @@ class ParseProblem:
     start_line: int
     end_line: int
     text: str = ""
+    code: FailureCode = FailureCode.MALFORMED_PATCH
+    """MALFORMED_PATCH, or PATH_MISMATCH for diff headers naming two different files."""
 
 
 @dataclass(frozen=True)

@@ -101,12 +101,17 @@ def stage_script(
     """
     run = _Run(workspace, options, partial)
     for problem in script.problems:
+        hint = "Fix what the message names in those lines and resend the edit; nothing was applied."
+        if problem.code is FailureCode.PATH_MISMATCH:
+            hint = (
+                "Name the same file on the --- and +++ lines; to rename a file, add git's "
+                "'rename from'/'rename to' lines (or use '*** Move to:'). Nothing was applied."
+            )
         run.fail(
             PatchFailure(
-                code=FailureCode.MALFORMED_PATCH,
+                code=problem.code,
                 message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
-                hint="Fix what the message names in those lines and resend the edit; "
-                "nothing was applied.",
+                hint=hint,
             )
         )
     if not script.edits and not script.problems:
@@ -628,8 +633,27 @@ def _with_excerpt(
 ) -> PatchFailure:
     if region is None:
         return failure
-    excerpt, _, _ = numbered_excerpt(contents, *region)
-    return replace(failure, excerpt=excerpt)
+    return replace(failure, excerpt=masked_excerpt(failure.file or "", contents, region))
+
+
+def masked_excerpt(path: str, contents: Sequence[str], region: tuple[int, int]) -> str:
+    """The numbered excerpt of `region`, with what the secret guard would flag masked.
+
+    An excerpt goes back to a model (and into logs and the audit store); a credential
+    already in the file must not travel with it.
+    """
+    # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap.
+    from patchsmith.guards.secrets import mask_secret_lines
+
+    excerpt, first, last = numbered_excerpt(contents, *region)
+    shown = [(n, contents[n - 1]) for n in range(first, last + 1)]
+    masked = mask_secret_lines(path, shown)
+    if not masked:
+        return excerpt
+    copy = list(contents)
+    for number, text in masked.items():
+        copy[number - 1] = text
+    return numbered_excerpt(copy, *region)[0]
 
 
 # -- header-less diffs ---------------------------------------------------------------------------
