@@ -785,6 +785,7 @@ class TestReport:
             "hunks_total": 1,
             "hunks_located": 1,
             "written": False,
+            "placements": [{"hunk": 0, "line": 2, "tolerance": "direct"}],
         } == data["files"][0]
         assert "PATCH_CONTEXT_MISMATCH" == data["errors"][0]["code"]
         assert {

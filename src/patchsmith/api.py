@@ -31,6 +31,7 @@ def apply(
     options: EngineOptions | None = None,
     record: bool | None = None,
     policy: Policy | None = None,
+    strict: bool = False,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
 
@@ -40,7 +41,10 @@ def apply(
     defaults to the workspace's (`patchsmith.toml` / `pyproject.toml`); `record`
     (default: the policy's `record`) keeps the attempt in `.patchsmith/`. Never
     raises for bad input: a refusal is a report whose `status` is `refused` and
-    whose `errors` say what to fix.
+    whose `errors` say what to fix. `strict` refuses any edit that locates only with a
+    tolerance beyond whitespace (`EngineOptions.strict()`; ignored when `options` is
+    given). Each file's `placements` say where every edit landed and by which tolerance;
+    `warnings` name what to double-check.
     """
     if isinstance(model_output, bytes):
         # Bytes from a subprocess or a socket: undecodable ones survive as escapes.
@@ -87,13 +91,15 @@ def apply(
             script,
             workspace,
             transaction,
-            options=options or EngineOptions.default(),
+            options=options or (EngineOptions.strict() if strict else EngineOptions.default()),
             partial=partial,
         )
         files = _file_reports(plan)
         changes = transaction.changes
         if plan.failures and (not partial or not changes):
-            refused = ApplyReport(ApplyStatus.REFUSED, files, plan.failures, check=check)
+            refused = ApplyReport(
+                ApplyStatus.REFUSED, files, plan.failures, check=check, warnings=plan.warnings
+            )
             return attempt.finish(refused, changes, transaction.diff())
         if not changes:
             failure = PatchFailure(
@@ -112,7 +118,7 @@ def apply(
             attempt,
             transaction,
             GuardContext(rules, root=workspace.root),
-            ApplyReport(status, files, plan.failures),
+            ApplyReport(status, files, plan.failures, warnings=plan.warnings),
             check=check,
         )
         if report.status is ApplyStatus.PARTIAL and not check:
@@ -127,5 +133,8 @@ def apply(
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
     return tuple(
-        FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path) for f in plan.files
+        FileReport(
+            f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, placements=f.placements
+        )
+        for f in plan.files
     )

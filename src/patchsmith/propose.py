@@ -227,7 +227,14 @@ def _stage(
     if script.edits or script.problems:
         plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
         files.extend(
-            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path)
+            FileReport(
+                f.path,
+                f.action,
+                f.hunks_applied,
+                f.hunks_total,
+                f.new_path,
+                placements=f.placements,
+            )
             for f in plan.files
         )
         failures.extend(plan.failures)

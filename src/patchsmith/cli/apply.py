@@ -92,6 +92,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--partial", action="store_true", help="apply what located even if some edits did not"
     )
     parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse any edit that locates only by tolerating more than whitespace "
+        "(typographic punctuation, indentation shifts, differing context lines)",
+    )
+    parser.add_argument(
         "--format",
         default=EditFormat.AUTO,
         type=_edit_format,
@@ -207,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         partial=args.partial,
         record=args.record,
         policy=policy_for(args),
+        strict=args.strict,
     )
     return print_report("apply", report, as_json=args.json)
 

@@ -8,7 +8,14 @@ from dataclasses import replace
 from patchsmith.engine.blocks import EditBlock, block_from_hunk
 from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
-from patchsmith.engine.locate import LineKeys, NotPlaced, Placement, find_contiguous, place_block
+from patchsmith.engine.locate import (
+    LineKeys,
+    NotPlaced,
+    Placement,
+    anchor_contradiction,
+    find_contiguous,
+    place_block,
+)
 from patchsmith.engine.model import (
     EngineOptions,
     Hunk,
@@ -20,7 +27,21 @@ from patchsmith.engine.model import (
 from patchsmith.engine.splice import splice_block
 from patchsmith.engine.textlines import Lines, split_lines
 
-__all__ = ["apply_block", "apply_hunk_list"]
+__all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
+
+
+def tolerance_detail(block: EditBlock, placed: Placement) -> str:
+    """How much a located block's old lines differ from the file's, in words ("" if not)."""
+    if placed.strategy not in (Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT):
+        return ""
+    matched = {j for j, _ in placed.pairs}
+    old = block.old
+    differing = sum(1 for j, text in enumerate(old) if j not in matched and text.strip())
+    extra = (placed.end - placed.start) - len(placed.pairs)
+    parts = [f"{differing} context line(s) of the hunk differ from the file"]
+    if extra > 0:
+        parts.append(f"{extra} file line(s) in the region are not in the hunk")
+    return "; ".join(parts)
 
 
 def apply_block(
@@ -157,6 +178,10 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
             )
             continue
         new_lines, placed = result
+        notes: tuple[str, ...] = ()
+        if options.check_anchors:
+            contradiction = anchor_contradiction(block, lines.contents, placed)
+            notes = (contradiction,) if contradiction else ()
         shift += len(new_lines) - len(lines)
         lines = new_lines
         applied += 1
@@ -167,6 +192,8 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
                 hunk_text=hunk.text,
                 strategy=placed.strategy,
                 line=placed.start + 1,
+                detail=tolerance_detail(block, placed),
+                notes=notes,
             )
         )
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))

@@ -26,8 +26,10 @@ __all__ = [
     "Normalisation",
     "NotPlaced",
     "Placement",
+    "anchor_contradiction",
     "find_contiguous",
     "fold_punctuation",
+    "missing_anchor",
     "place_block",
 ]
 
@@ -225,18 +227,66 @@ def _break_tie(
     return None
 
 
+def _anchor_key(text: str) -> str:
+    return " ".join(fold_punctuation(text).split())
+
+
+def _anchor_at(anchor: str, contents: Sequence[str], start: int) -> int | None:
+    """The first line at or after `start` that is the anchor; None if there is none.
+
+    A line equal to the anchor (whitespace and punctuation aside) is preferred; when
+    the file has no such line anywhere, a line that contains it counts (git cuts long
+    section headers short, models quote part of a signature).
+    """
+    want = _anchor_key(anchor)
+    keys = [_anchor_key(line) for line in contents]
+    whole = not want or want in keys  # an empty anchor names a blank line, exactly
+    for i in range(start, len(keys)):
+        if keys[i] == want or (not whole and want in keys[i]):
+            return i
+    return None
+
+
 def _after_anchors(anchors: Sequence[str], contents: Sequence[str]) -> int | None:
     """The line after the last of the nested anchors, found in order; None if one is missing."""
     pos = 0
     for anchor in anchors:
-        want = fold_punctuation(anchor).strip()
-        for i in range(pos, len(contents)):
-            if fold_punctuation(contents[i]).strip() == want:
-                pos = i + 1
-                break
-        else:
+        found = _anchor_at(anchor, contents, pos)
+        if found is None:
             return None
+        pos = found + 1
     return pos
+
+
+def missing_anchor(block: EditBlock, contents: Sequence[str]) -> str | None:
+    """The first of the block's anchors that occurs nowhere in the file (in order), if any."""
+    pos = 0
+    for anchor in block.anchors:
+        found = _anchor_at(anchor, contents, pos)
+        if found is None:
+            return anchor
+        pos = found + 1
+    return None
+
+
+def anchor_contradiction(block: EditBlock, contents: Sequence[str], placed: Placement) -> str:
+    """Why the block's anchors contradict where it landed ("" when they agree).
+
+    They contradict when the innermost anchor occurs only below the place: an anchor
+    names a line above (or at the top of) the lines it leads to.
+    """
+    if not block.anchors:
+        return ""
+    after = _after_anchors(block.anchors, contents)
+    if after is None:
+        return f"the anchor {block.anchors[-1]!r} occurs nowhere in the file"
+    last = max(placed.end - 1, placed.start)
+    if after - 1 <= last:
+        return ""
+    return (
+        f"the anchor {block.anchors[-1]!r} is at line {after}, below the place the hunk "
+        f"landed (line {placed.start + 1})"
+    )
 
 
 def place_block(
@@ -250,6 +300,13 @@ def place_block(
     `keys` may carry the file's normalised lines from an earlier placement.
     """
     old = block.old
+    if options.check_anchors and block.anchors:
+        missing = missing_anchor(block, contents)
+        if missing is not None:
+            return NotPlaced(
+                SkipReason.ANCHOR_NOT_FOUND,
+                f"the anchor {missing!r} occurs nowhere in the file",
+            )
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
 from patchsmith.engine.excerpt import closest_region, numbered_excerpt
-from patchsmith.engine.hunks import apply_block, apply_hunk_list
+from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
 from patchsmith.engine.locate import NotPlaced
-from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason
+from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import (
@@ -30,6 +30,7 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
+from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -51,14 +52,16 @@ class FileOutcome:
     hunks_applied: int
     hunks_total: int
     new_path: str | None = None
+    placements: tuple[HunkPlacement, ...] = ()
 
 
 @dataclass(frozen=True)
 class StagePlan:
-    """The per-file outcomes and every failure found while locating edits."""
+    """The per-file outcomes, every failure found while locating edits, and the warnings."""
 
     files: tuple[FileOutcome, ...]
     failures: tuple[PatchFailure, ...]
+    warnings: tuple[ApplyWarning, ...] = ()
 
 
 @dataclass
@@ -73,6 +76,7 @@ class _File:
     applied: int = 0
     total: int = 0
     failed: bool = False
+    placements: list[HunkPlacement] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +86,7 @@ class _Run:
     partial: bool
     files: dict[str, _File] = field(default_factory=dict)
     failures: list[PatchFailure] = field(default_factory=list)
+    warnings: list[ApplyWarning] = field(default_factory=list)
 
     def fail(self, failure: PatchFailure) -> None:
         self.failures.append(failure)
@@ -129,18 +134,25 @@ def stage_script(
         _outcome(f) for f in run.files.values() if f.total or f.action != Action.UPDATE
     )
     if run.failures and not partial:
-        return StagePlan(outcomes, tuple(run.failures))
+        return StagePlan(outcomes, tuple(run.failures), tuple(run.warnings))
     for state in run.files.values():
         if state.failed and not state.applied:
             continue
         failure = _stage(transaction, state)
         if failure is not None:
             run.fail(failure)
-    return StagePlan(outcomes, tuple(run.failures))
+    return StagePlan(outcomes, tuple(run.failures), tuple(run.warnings))
 
 
 def _outcome(state: _File) -> FileOutcome:
-    return FileOutcome(state.path, state.action, state.applied, state.total, state.moved_to)
+    return FileOutcome(
+        state.path,
+        state.action,
+        state.applied,
+        state.total,
+        state.moved_to,
+        tuple(state.placements),
+    )
 
 
 def _stage(tx: Transaction, state: _File) -> PatchFailure | None:
@@ -390,6 +402,9 @@ def _run_hunks(run: _Run, state: _File, hunks: list[Hunk]) -> None:
     if result.applied:
         state.text = result.text
     for outcome in result.outcomes:
+        if outcome.applied:
+            _placed(run, state, first + outcome.index, outcome)
+            continue
         if not outcome.applied:
             state.failed = True
             run.fail(
@@ -542,6 +557,39 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
         return
     state.text = result[0].text
     state.applied += 1
+    placed = result[1]
+    outcome = HunkOutcome(
+        index=index,
+        applied=True,
+        hunk_text=op.search,
+        strategy=placed.strategy,
+        line=placed.start + 1,
+        detail=tolerance_detail(block, placed),
+    )
+    _placed(run, state, index, outcome)
+
+
+# Tolerances that match lines which are not the file's own (beyond whitespace, punctuation
+# and indentation): worth a warning, since the model's picture of the file was off.
+_LOOSE = {Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT, Strategy.FUZZY_CONTEXT}
+
+
+def _placed(run: _Run, state: _File, index: int, outcome: HunkOutcome) -> None:
+    """Record where an applied edit landed, by which tolerance, and what to double-check."""
+    strategy = outcome.strategy or Strategy.DIRECT
+    state.placements.append(HunkPlacement(index, outcome.line or 1, strategy.value, outcome.detail))
+    for note in outcome.notes:
+        run.warnings.append(ApplyWarning(WarningCode.ANCHOR_ELSEWHERE, note, state.path, index))
+    if strategy in _LOOSE:
+        run.warnings.append(
+            ApplyWarning(
+                WarningCode.TOLERANCE_USED,
+                f"located by {strategy.value} at line {outcome.line}"
+                + (f": {outcome.detail}" if outcome.detail else ""),
+                state.path,
+                index,
+            )
+        )
 
 
 def _append(text: str, addition: str) -> str:
@@ -566,6 +614,7 @@ _CODES = {
     SkipReason.EMPTY_HUNK: FailureCode.MALFORMED_PATCH,
     SkipReason.MALFORMED: FailureCode.MALFORMED_PATCH,
     SkipReason.NOT_ATTEMPTED: FailureCode.PATCH_CONTEXT_MISMATCH,
+    SkipReason.ANCHOR_NOT_FOUND: FailureCode.ANCHOR_NOT_FOUND,
 }
 
 
@@ -606,6 +655,11 @@ def _block_failure(
         )
         first = outcome.candidates[0] - 1
         region = (first, min(first + max(len(old), 1), len(contents)))
+    elif reason is SkipReason.ANCHOR_NOT_FOUND:
+        hint = (
+            f"The @@ line of {what} {number} must name a line of {state.path} above the change "
+            "(a function or class header, copied exactly), or be left empty."
+        )
     elif reason is SkipReason.ALREADY_APPLIED:
         hint = f"The file already contains this change; drop {what} {number}."
     elif reason is SkipReason.NO_CHANGE:
