@@ -797,6 +797,7 @@ class TestReport:
             "excerpt",
             "current_sha256",
             "rule",
+            "similarity",
         } == set(data["errors"][0])
 
     def test_move_json_has_new_path(self, tmp_path: Path) -> None:

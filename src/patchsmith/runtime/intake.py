@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
-from patchsmith.engine.excerpt import closest_region, numbered_excerpt
+from patchsmith.engine.excerpt import closest_region, numbered_excerpt, similar_regions
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
 from patchsmith.engine.locate import NotPlaced
@@ -646,15 +646,22 @@ def _block_failure(
     contents = split_lines(shown).contents
     code = _CODES[reason]
     number = index + 1
-    region = closest_region(contents, old, hint_line)
+    found = similar_regions(contents, old, hint_line)
+    best = found[0] if found else None
+    region = (best.start, best.end) if best else _fallback_region(contents, old, hint_line)
+    message = f"{what} {number} of {state.path}: {outcome.detail or reason.value}"
+    similarity = best.score if best else (0.0 if contents and any(x.strip() for x in old) else None)
+    excerpt: str | None = None
     if reason is SkipReason.AMBIGUOUS and outcome.candidates:
-        places = ", ".join(str(c) for c in outcome.candidates[:8])
+        places = ", ".join(str(c) for c in outcome.candidates[:_MAX_PLACES_NAMED])
+        more = len(outcome.candidates) - _MAX_PLACES_NAMED
         hint = (
-            f"The {what}'s old lines occur at lines {places}; add unchanged lines around "
-            "the change until it matches only one place."
+            f"The {what}'s old lines occur at lines {places}"
+            + (f" and {more} more places" if more > 0 else "")
+            + "; add unchanged lines around the change until it matches only one place."
         )
-        first = outcome.candidates[0] - 1
-        region = (first, min(first + max(len(old), 1), len(contents)))
+        excerpt = _candidates_excerpt(state.path, contents, outcome.candidates, len(old))
+        similarity = 1.0
     elif reason is SkipReason.ANCHOR_NOT_FOUND:
         hint = (
             f"The @@ line of {what} {number} must name a line of {state.path} above the change "
@@ -665,6 +672,16 @@ def _block_failure(
     elif reason is SkipReason.NO_CHANGE:
         hint = f"{what.capitalize()} {number} changes nothing; add its '-' and '+' lines."
     elif region is not None:
+        if not _any_line_exists(contents, old):
+            message += (
+                f"; none of its {sum(1 for x in old if x.strip())} non-blank old lines occurs "
+                f"anywhere in {state.path}"
+            )
+        if best is not None:
+            message += (
+                f"; most similar region: lines {region[0] + 1}-{region[1]} "
+                f"(similarity {best.score:.2f})"
+            )
         hint = (
             f"Make the unchanged and removed lines of {what} {number} the exact current text "
             f"of lines {region[0] + 1}-{region[1]} of {state.path} (shown in the excerpt)."
@@ -673,13 +690,50 @@ def _block_failure(
         hint = f"{state.path} is empty; send its whole content instead."
     failure = PatchFailure(
         code=code,
-        message=f"{what} {number} of {state.path}: {outcome.detail or reason.value}",
+        message=message,
         file=state.path,
         hunk=index,
         hint=hint,
         current_sha256=_sha(state),
+        similarity=similarity,
+        candidates=outcome.candidates if reason is SkipReason.AMBIGUOUS else (),
     )
+    if excerpt is not None:
+        return replace(failure, excerpt=excerpt)
     return _with_excerpt(failure, contents, region)
+
+
+_MAX_PLACES_NAMED = 8
+_MAX_CANDIDATE_EXCERPTS = 4
+_CANDIDATE_LINES = 12
+
+
+def _fallback_region(
+    contents: Sequence[str], old: Sequence[str], hint_line: int | None
+) -> tuple[int, int] | None:
+    """Where to look when nothing in the file resembles the edit: its line number, or the top."""
+    return closest_region(contents, old, hint_line)
+
+
+def _any_line_exists(contents: Sequence[str], old: Sequence[str]) -> bool:
+    keys = {" ".join(line.split()) for line in contents}
+    return any(" ".join(x.split()) in keys for x in old if x.strip())
+
+
+def _candidates_excerpt(
+    path: str, contents: Sequence[str], candidates: Sequence[int], size: int
+) -> str:
+    """Every place an ambiguous edit matched (the first few shown in full), numbered."""
+    parts = []
+    for n, line in enumerate(candidates[:_MAX_CANDIDATE_EXCERPTS], 1):
+        start = line - 1
+        end = min(start + min(max(size, 1), _CANDIDATE_LINES), len(contents))
+        parts.append(f"-- place {n} of {len(candidates)}: line {line} --")
+        parts.append(masked_excerpt(path, contents, (start, end), margin=1))
+    rest = candidates[_MAX_CANDIDATE_EXCERPTS:]
+    if rest:
+        parts.append("-- also at lines " + ", ".join(str(x) for x in rest[:20]) + " --")
+    return "\n".join(parts)
 
 
 def _with_excerpt(
@@ -690,7 +744,9 @@ def _with_excerpt(
     return replace(failure, excerpt=masked_excerpt(failure.file or "", contents, region))
 
 
-def masked_excerpt(path: str, contents: Sequence[str], region: tuple[int, int]) -> str:
+def masked_excerpt(
+    path: str, contents: Sequence[str], region: tuple[int, int], *, margin: int = 3
+) -> str:
     """The numbered excerpt of `region`, with what the secret guard would flag masked.
 
     An excerpt goes back to a model (and into logs and the audit store); a credential
@@ -699,7 +755,7 @@ def masked_excerpt(path: str, contents: Sequence[str], region: tuple[int, int]) 
     # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap.
     from patchsmith.guards.secrets import mask_secret_lines
 
-    excerpt, first, last = numbered_excerpt(contents, *region)
+    excerpt, first, last = numbered_excerpt(contents, *region, margin=margin)
     shown = [(n, contents[n - 1]) for n in range(first, last + 1)]
     masked = mask_secret_lines(path, shown)
     if not masked:
@@ -707,7 +763,7 @@ def masked_excerpt(path: str, contents: Sequence[str], region: tuple[int, int]) 
     copy = list(contents)
     for number, text in masked.items():
         copy[number - 1] = text
-    return numbered_excerpt(copy, *region)[0]
+    return numbered_excerpt(copy, *region, margin=margin)[0]
 
 
 # -- header-less diffs ---------------------------------------------------------------------------
