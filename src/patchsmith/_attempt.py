@@ -69,9 +69,18 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def resolve_policy(root: Path, policy: Policy | None) -> Policy | PatchFailure:
-    """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable)."""
-    return policy if policy is not None else load_policy(root)
+def resolve_policy(
+    root: Path, policy: Policy | None, *, allow_policy_edit: bool = False
+) -> Policy | PatchFailure:
+    """`policy` when given, else the workspace's own (INVALID_POLICY when unreadable).
+
+    `allow_policy_edit` switches the `policy_files` guard off for this one call.
+    """
+    rules = policy if policy is not None else load_policy(root)
+    if allow_policy_edit and isinstance(rules, Policy):
+        guards = rules.guards.model_copy(update={"policy_files": False})
+        rules = rules.model_copy(update={"guards": guards})
+    return rules
 
 
 def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | ApplyReport:
@@ -316,7 +325,13 @@ def review_and_commit(
     guards = run_guards(changes, ctx)
     post = tuple(postcheck(changes)) if postcheck is not None else ()
     refusals = (*guards.failures, *condition_failures(post))
-    report = replace(template, decisions=guards.decisions, postconditions=post, check=check)
+    report = replace(
+        template,
+        decisions=guards.decisions,
+        postconditions=post,
+        check=check,
+        notes=(*template.notes, *guards.notes),
+    )
     if refusals:
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, *refusals))
         return attempt.finish(refused, changes, staged_diff)

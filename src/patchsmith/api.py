@@ -31,6 +31,7 @@ def apply(
     options: EngineOptions | None = None,
     record: bool | None = None,
     policy: Policy | None = None,
+    allow_policy_edit: bool = False,
     strict: bool = False,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
@@ -39,7 +40,8 @@ def apply(
     one did) and every guard of the policy passed; with `check`, nothing is
     written at all and the report carries the diff that would be. `policy`
     defaults to the workspace's (`patchsmith.toml` / `pyproject.toml`); `record`
-    (default: the policy's `record`) keeps the attempt in `.patchsmith/`. Never
+    (default: the policy's `record`) keeps the attempt in `.patchsmith/`. A change to
+    the policy itself is refused (PROTECTED_PATH) unless `allow_policy_edit`. Never
     raises for bad input: a refusal is a report whose `status` is `refused` and
     whose `errors` say what to fix. `strict` refuses any edit that locates only with a
     tolerance beyond whitespace (`EngineOptions.strict()`; ignored when `options` is
@@ -69,7 +71,7 @@ def apply(
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
         return workspace
-    rules = resolve_policy(workspace.root, policy)
+    rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     digest = hashlib.sha256(model_output.encode("utf-8", "surrogatepass")).hexdigest()
     attempt = Attempt(
         state_root=workspace.real_root,

@@ -218,13 +218,15 @@ def write_file(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    allow_policy_edit: bool = False,
 ) -> ApplyReport:
     """Replace the file at `path` with `content` if it still hashes to `expected_sha256`.
 
     `expected_sha256` is the `sha256` from `read_file` (`None` with `allow_create`
     for a new file). Refused, with nothing written, on STALE_FILE (expected and
     actual hash in the message) or any guard of the policy; recorded as a `write`
-    attempt. Never raises for bad input.
+    attempt. Writing the workspace's policy is refused (PROTECTED_PATH) unless
+    `allow_policy_edit`. Never raises for bad input.
     """
     from patchsmith._attempt import (
         Attempt,
@@ -240,7 +242,7 @@ def write_file(
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
         return workspace
-    rules = resolve_policy(workspace.root, policy)
+    rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     attempt = Attempt(
         state_root=workspace.real_root,
         kind=AttemptKind.WRITE,

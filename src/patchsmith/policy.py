@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,8 +23,14 @@ from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, PatchProposal
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
+    "DependencyMode",
+    "DependencyPolicy",
     "GuardSwitches",
+    "LicencePolicy",
+    "OwnershipMode",
+    "OwnershipPolicy",
     "Policy",
+    "ReviewPolicy",
     "load_policy",
     "matches",
 ]
@@ -39,6 +46,7 @@ class GuardSwitches(BaseModel):
 
     write_scope: StrictBool = True
     forbidden_paths: StrictBool = True
+    policy_files: StrictBool = True
     generated_file: StrictBool = True
     lockfile: StrictBool = True
     binary_content: StrictBool = True
@@ -49,8 +57,85 @@ class GuardSwitches(BaseModel):
     max_changed_lines: StrictBool = True
     hunks_outside_expected: StrictBool = True
     syntax: StrictBool = True
+    review: StrictBool = True
+    dependencies: StrictBool = True
+    licence_header: StrictBool = True
+    ownership: StrictBool = True
     hard_links: StrictBool = True
     read_only: StrictBool = True
+
+
+class ReviewPolicy(BaseModel):
+    """Thresholds of the review guard (`[policy.review]`); `None` means no limit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_changed_lines: int = Field(default=40, ge=0)
+    """A file diff this large is reviewed (files with declared target regions always are)."""
+    region_margin: int = Field(default=3, ge=0)
+    """Lines around a declared target region that still count as inside it."""
+    max_unrelated_hunks: int | None = Field(default=0, ge=0)
+    """Hunks outside the proposal's declared `target_regions` (only for files it declares)."""
+    max_formatting_hunks: int | None = Field(default=None, ge=0)
+    """Hunks that change only whitespace or line wrapping."""
+    max_lost_comments: int | None = Field(default=None, ge=0)
+    """Comment lines whose text is gone from the new file."""
+    allow_import_reorder: StrictBool = True
+    """False: refuse a change that reorders the imports it keeps."""
+
+
+class DependencyMode(StrEnum):
+    """What the dependency guard does with a dependency change nobody allowed."""
+
+    AUTO = "auto"
+    """Refuse it in a proposal (which can declare it), report it in a plain apply."""
+    REFUSE = "refuse"
+    REPORT = "report"
+
+
+class DependencyPolicy(BaseModel):
+    """What the dependency guard lets through (`[policy.dependencies]`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: DependencyMode = DependencyMode.AUTO
+
+    allow_add: StrictBool = False
+    allow_remove: StrictBool = False
+    allow_version_change: StrictBool = False
+    allowed: tuple[str, ...] = ()
+    """Dependency names any change may add, remove or re-version."""
+
+
+class LicencePolicy(BaseModel):
+    """Licence headers (`[policy.licence]`): kept where present, required on new files if set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    marker: str = "SPDX-License-Identifier"
+    """Text whose presence in a file's first `header_lines` lines makes it a licence header."""
+    header_lines: int = Field(default=20, ge=1)
+    require_on_new_files: tuple[str, ...] = ()
+    """Gitignore-style patterns of new files that must carry the marker (empty: none)."""
+
+
+class OwnershipMode(StrEnum):
+    """What the ownership guard does with a change to paths owned by others."""
+
+    REFUSE = "refuse"
+    FLAG = "flag"
+
+
+class OwnershipPolicy(BaseModel):
+    """CODEOWNERS checks (`[policy.ownership]`); off until `owner` is set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    owner: tuple[str, ...] = ()
+    """The owners (`@user`, `@org/team`, e-mail) this workspace's changes act for."""
+    mode: OwnershipMode = OwnershipMode.REFUSE
+    codeowners: tuple[str, ...] = ("CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS")
+    """Where to look for the CODEOWNERS file, first found wins (as GitHub does)."""
 
 
 class Policy(BaseModel):
@@ -72,6 +157,10 @@ class Policy(BaseModel):
     (a proposal's declared files are a boundary), switch the guard off to allow any."""
     max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
     guards: GuardSwitches = GuardSwitches()
+    review: ReviewPolicy = ReviewPolicy()
+    dependencies: DependencyPolicy = DependencyPolicy()
+    licence: LicencePolicy = LicencePolicy()
+    ownership: OwnershipPolicy = OwnershipPolicy()
     record: StrictBool = True
     """Keep an audit record of each run in `.patchsmith/`."""
 

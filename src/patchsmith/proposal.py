@@ -53,6 +53,7 @@ __all__ = [
     "ProposalStrategy",
     "Risk",
     "SyntaxValid",
+    "TargetRegion",
     "TestsPass",
     "VerificationPlan",
     "load_proposal",
@@ -273,6 +274,20 @@ Postcondition = Annotated[
 # -- the proposal --------------------------------------------------------------------------------
 
 
+class TargetRegion(ProposalModel):
+    """Lines of one file the change sets out to touch (1-based, inclusive, current numbering)."""
+
+    path: str = Field(min_length=1)
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TargetRegion:
+        if self.end_line < self.start_line:
+            raise ValueError("end_line is before start_line")
+        return self
+
+
 class VerificationPlan(ProposalModel):
     """Which verification profile to run after applying, and how long it may take."""
 
@@ -293,6 +308,10 @@ class PatchProposal(ProposalModel):
     """Gitignore-style patterns of the files the change is meant to touch."""
     forbidden_files: tuple[str, ...] = ()
     """Gitignore-style patterns no change may touch (added to the policy's)."""
+    target_regions: tuple[TargetRegion, ...] = ()
+    """Where in each file the change is meant to land; the review guard counts hunks elsewhere."""
+    allowed_dependency_changes: tuple[str, ...] = ()
+    """Dependency names this change may add, remove or re-version (the dependency guard)."""
     preconditions: tuple[Precondition, ...] = ()
     operations: tuple[Operation, ...] = Field(min_length=1)
     expected_postconditions: tuple[Postcondition, ...] = ()

@@ -74,6 +74,7 @@ def propose(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    allow_policy_edit: bool = False,
 ) -> ApplyReport:
     """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
 
@@ -81,12 +82,14 @@ def propose(
     PRECONDITION_FAILED, any staging failure, a guard of the policy (narrowed by the
     proposal), or POSTCONDITION_FAILED; `already_applied` when an earlier applied
     attempt of the same `proposal_id` left the files exactly as they are now. With
-    `check`, nothing is written. Never raises for bad input.
+    `check`, nothing is written. A change to the workspace's policy is refused
+    (PROTECTED_PATH) unless the caller passes `allow_policy_edit`; a proposal cannot
+    ask for it itself. Never raises for bad input.
     """
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
         return workspace
-    rules = resolve_policy(workspace.root, policy)
+    rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     recording = should_record(record, rules)
     loaded = load_proposal(proposal)
     if isinstance(loaded, PatchFailure):

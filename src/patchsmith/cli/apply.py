@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def add_metadata_options(parser: argparse.ArgumentParser) -> None:
-    """Add `--break-hardlinks` and `--write-read-only` (switch those two guards off)."""
+    """Add `--break-hardlinks`, `--write-read-only` and `--allow-policy-edit` (guards off)."""
     parser.add_argument(
         "--break-hardlinks",
         action="store_true",
@@ -123,10 +123,16 @@ def add_metadata_options(parser: argparse.ArgumentParser) -> None:
         help="edit or delete files without write permission (their mode is kept; "
         "default: refuse, READ_ONLY_FILE)",
     )
+    parser.add_argument(
+        "--allow-policy-edit",
+        action="store_true",
+        help="let this change edit patchsmith.toml or the [tool.patchsmith] table of "
+        "pyproject.toml (default: refuse, PROTECTED_PATH)",
+    )
 
 
 def policy_for(args: argparse.Namespace) -> Policy | None:
-    """The workspace's policy with the guards the metadata options switch off, if any.
+    """The workspace's policy with the guards these options switch off, if any.
 
     `None` (the workspace's own policy, loaded by the command) when no option is given
     or the policy cannot be read: the command then reports INVALID_POLICY itself.
@@ -136,6 +142,7 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
         for name, given in (
             ("hard_links", args.break_hardlinks),
             ("read_only", args.write_read_only),
+            ("policy_files", args.allow_policy_edit),
         )
         if given
     }

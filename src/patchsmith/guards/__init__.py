@@ -19,9 +19,14 @@ from patchsmith.guards.budgets import (
     MaxFilesGuard,
 )
 from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
+from patchsmith.guards.dependencies import DependencyGuard
 from patchsmith.guards.generated import GeneratedFileGuard
+from patchsmith.guards.licence import LicenceHeaderGuard
 from patchsmith.guards.lockfiles import LockfileGuard
 from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
+from patchsmith.guards.ownership import OwnershipGuard
+from patchsmith.guards.policyfiles import PolicyFileGuard
+from patchsmith.guards.review import ReviewGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
@@ -42,6 +47,7 @@ __all__ = [
 GUARDS: tuple[type[Guard], ...] = (
     WriteScopeGuard,
     ForbiddenPathGuard,
+    PolicyFileGuard,
     GeneratedFileGuard,
     LockfileGuard,
     ReadOnlyGuard,
@@ -54,6 +60,10 @@ GUARDS: tuple[type[Guard], ...] = (
     HunksOutsideExpectedGuard,
     SecretGuard,
     SyntaxGuard,
+    DependencyGuard,
+    LicenceHeaderGuard,
+    OwnershipGuard,
+    ReviewGuard,
 )
 """Every guard, cheapest first; the policy's `[policy.guards]` table switches them by NAME."""
 
@@ -77,15 +87,20 @@ class GuardDecision:
     code: FailureCode
     status: DecisionStatus
     failures: tuple[PatchFailure, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What the guard let through but reports (an allowed dependency, a flagged owner)."""
 
     def to_json(self) -> dict[str, object]:
         """The JSON object the store and `--json` reports use."""
-        return {
+        data: dict[str, object] = {
             "name": self.name,
             "code": self.code.value,
             "status": self.status.value,
             "failures": [failure.to_json() for failure in self.failures],
         }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,11 @@ class GuardReport:
         """The failures of every failed guard, in registry order."""
         return tuple(f for d in self.decisions for f in d.failures)
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What guards let through but report, in registry order."""
+        return tuple(n for d in self.decisions for n in d.notes)
+
 
 def guard_named(name: str) -> type[Guard] | None:
     """The registered guard class whose NAME is `name`."""
@@ -119,12 +139,15 @@ def run_guards(changes: Sequence[FileChange], ctx: GuardContext) -> GuardReport:
     decisions = []
     failures: tuple[PatchFailure, ...]
     for guard_type in GUARDS:
+        notes: tuple[str, ...] = ()
         if not ctx.policy.guard_enabled(guard_type.NAME):
             status, failures = DecisionStatus.DISABLED, ()
         else:
-            failures = tuple(guard_type().check(reviewed, ctx))
+            guard = guard_type()
+            failures = tuple(guard.check(reviewed, ctx))
+            notes = tuple(guard.flagged)
             status = DecisionStatus.FAILED if failures else DecisionStatus.PASSED
-        decisions.append(GuardDecision(guard_type.NAME, guard_type.CODE, status, failures))
+        decisions.append(GuardDecision(guard_type.NAME, guard_type.CODE, status, failures, notes))
     return GuardReport(tuple(decisions))
 
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.policy import Policy
-from patchsmith.proposal import PatchProposal
+from patchsmith.proposal import PatchProposal, TargetRegion
 from patchsmith.runtime.change import FileChange
 
 __all__ = ["Guard", "GuardContext", "touched_paths"]
@@ -21,13 +21,19 @@ class GuardContext:
     """What a guard may consult besides the changes: the policy and the proposal's boundaries.
 
     `root` is the workspace root, `None` when guards run on changes held only in
-    memory; no guard needs the disk to decide.
+    memory; only the ownership guard reads from it (the CODEOWNERS file).
     """
 
     policy: Policy
     expected_files: tuple[str, ...] = ()
     forbidden_files: tuple[str, ...] = ()
     root: Path | None = None
+    target_regions: tuple[TargetRegion, ...] = ()
+    """Where the proposal says its change lands (the review guard)."""
+    allowed_dependencies: tuple[str, ...] = ()
+    """Dependency names the proposal may change (the dependency guard)."""
+    from_proposal: bool = False
+    """True when the change comes with a proposal, which can declare its intent."""
 
     @classmethod
     def for_proposal(
@@ -39,6 +45,9 @@ class GuardContext:
             expected_files=proposal.expected_files,
             forbidden_files=proposal.forbidden_files,
             root=root,
+            target_regions=proposal.target_regions,
+            allowed_dependencies=proposal.allowed_dependency_changes,
+            from_proposal=True,
         )
 
 
@@ -47,12 +56,17 @@ class Guard(ABC):
 
     Subclasses set `NAME` (the rule, also the `[policy.guards]` switch), `CODE`
     and a one-line `MESSAGE`, and implement `check`, which never raises for any
-    input and returns one failure per violation (empty when the rule holds).
+    input and returns one failure per violation (empty when the rule holds). What a
+    rule lets through but wants reported goes into `flagged`.
     """
 
     NAME: ClassVar[str]
     CODE: ClassVar[FailureCode]
     MESSAGE: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.flagged: list[str] = []
+        """What `check` noticed and let through (reported, not refused)."""
 
     @abstractmethod
     def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:

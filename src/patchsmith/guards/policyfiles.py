@@ -1,0 +1,88 @@
+"""The policy-file guard: an edit never rewrites the rules it is judged by."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import PurePosixPath
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards.base import Guard, GuardContext
+from patchsmith.runtime.change import FileChange
+
+__all__ = ["PolicyFileGuard", "patchsmith_table"]
+
+OWN_POLICY_FILE = "patchsmith.toml"
+PYPROJECT_FILE = "pyproject.toml"
+
+_UNREADABLE = "(not valid TOML)"
+"""Stands for a pyproject.toml that does not parse: one broken file equals another."""
+
+
+def _name(path: str) -> str:
+    # Case-folded: on a case-insensitive file system `PatchSmith.toml` is the policy file.
+    return PurePosixPath(path).name.casefold()
+
+
+def patchsmith_table(content: bytes | None) -> object:
+    """The `[tool.patchsmith]` table of a pyproject.toml's bytes (`None` when absent)."""
+    if content is None:
+        return None
+    try:
+        data = tomllib.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return _UNREADABLE
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, Mapping):
+        return _UNREADABLE
+    return tool.get("patchsmith")
+
+
+def _sides(change: FileChange) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+    """Each touched path with its content before and after (a move empties the old path)."""
+    if change.old_path is not None and change.old_path != change.path:
+        yield change.old_path, change.old_bytes, None
+        yield change.path, None, change.new_bytes
+    else:
+        yield change.path, change.old_bytes, change.new_bytes
+
+
+class PolicyFileGuard(Guard):
+    """Refuse a change to the workspace's policy.
+
+    What: creating, changing, moving or deleting a `patchsmith.toml` (any depth), and
+    any change to a `pyproject.toml` that alters its parsed `[tool.patchsmith]` table,
+    is refused; the rest of a pyproject.toml may be edited freely.
+    Why: the policy is what every later edit is checked against; an edit that could
+    set `forbidden = []` would let the next one write what was forbidden. Switch the
+    guard off (`policy_files = false`, `--allow-policy-edit`, `allow_policy_edit=True`)
+    to change the policy through patchsmith on purpose.
+    Example: a diff that empties `forbidden` in `patchsmith.toml` is PROTECTED_PATH;
+    a diff that bumps `version` in `pyproject.toml` passes.
+    """
+
+    NAME = "policy_files"
+    CODE = FailureCode.PROTECTED_PATH
+    MESSAGE = "the change edits the workspace's policy"
+
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """One failure per touched policy file whose rules would change."""
+        hint = (
+            "leave the policy to the workspace's owner; to change it through patchsmith "
+            "on purpose, pass --allow-policy-edit (Python: allow_policy_edit=True)"
+        )
+        failures = []
+        for change in changes:
+            for path, before, after in _sides(change):
+                name = _name(path)
+                if name == OWN_POLICY_FILE:
+                    failures.append(self.failure(path, f"{path} holds the policy", hint=hint))
+                elif name == PYPROJECT_FILE and patchsmith_table(before) != patchsmith_table(after):
+                    failures.append(
+                        self.failure(
+                            path, f"{path} would change its [tool.patchsmith] table", hint=hint
+                        )
+                    )
+        return failures

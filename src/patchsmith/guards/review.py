@@ -1,0 +1,223 @@
+"""Review guard: a large rewrite may not drift outside what it set out to change.
+
+A model that read a third of a file and wrote all of it back tends to leave
+traces a reviewer has to hunt for: imports reordered, comments dropped, lines
+re-indented or re-wrapped, methods touched that the task never mentioned. This
+guard measures that drift on each large file change and refuses it above the
+policy's `[policy.review]` thresholds, listing what drifted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.guards._diff import lines_of, text_of
+from patchsmith.guards.base import Guard, GuardContext
+from patchsmith.policy import ReviewPolicy
+from patchsmith.proposal import TargetRegion
+from patchsmith.runtime.change import FileChange
+
+__all__ = ["Drift", "ReviewGuard", "measure_drift"]
+
+HUNK_GAP = 6
+"""Changes further apart than this many unchanged lines are separate hunks (3 + 3 context)."""
+
+_IMPORT = re.compile(
+    r"^\s*(?:import\s|from\s+\S+\s+import\s|#include\s|use\s+[\w:]+|require\s*\(|"
+    r"const\s+\w+\s*=\s*require\s*\()"
+)
+_COMMENT = re.compile(r"^\s*(?:#(?!!|include\b)|//|/\*|\*(?!\*?\s*$)|--\s)")
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What one file change did besides its task, with old-file line numbers (1-based)."""
+
+    path: str
+    changed_lines: int
+    unrelated_hunks: tuple[tuple[int, int], ...]
+    """Old-line ranges of hunks outside every declared region (only when regions are declared)."""
+    formatting_hunks: tuple[tuple[int, int], ...]
+    """Old-line ranges of hunks that change only whitespace or line wrapping."""
+    imports_reordered: bool
+    lost_comments: tuple[int, ...]
+    """Old line numbers of comment lines whose text appears nowhere in the new file."""
+
+    def violations(self, review: ReviewPolicy) -> list[str]:
+        """Each threshold of `review` this drift exceeds, as a phrase naming the lines."""
+        found: list[str] = []
+        if _over(len(self.unrelated_hunks), review.max_unrelated_hunks):
+            found.append(
+                f"hunks outside the declared regions: {len(self.unrelated_hunks)} "
+                f"({_ranges(self.unrelated_hunks)}; limit {review.max_unrelated_hunks})"
+            )
+        if _over(len(self.formatting_hunks), review.max_formatting_hunks):
+            found.append(
+                f"formatting-only hunks: {len(self.formatting_hunks)} "
+                f"({_ranges(self.formatting_hunks)}; limit {review.max_formatting_hunks})"
+            )
+        if self.imports_reordered and not review.allow_import_reorder:
+            found.append("imports reordered")
+        if _over(len(self.lost_comments), review.max_lost_comments):
+            spans = [(n, n) for n in self.lost_comments]
+            found.append(
+                f"comment lines lost: {len(self.lost_comments)} "
+                f"({_ranges(spans)}; limit {review.max_lost_comments})"
+            )
+        return found
+
+
+def _over(count: int, limit: int | None) -> bool:
+    return limit is not None and count > limit
+
+
+def _ranges(spans: Sequence[tuple[int, int]]) -> str:
+    shown = [f"{a}-{b}" if a != b else f"{a}" for a, b in spans[:8]]
+    word = "line" if len(spans) == 1 and spans[0][0] == spans[0][1] else "lines"
+    return f"{word} " + ", ".join(shown) + (", ..." if len(spans) > 8 else "")
+
+
+def measure_drift(
+    path: str, old_text: str, new_text: str, regions: Sequence[TargetRegion] = (), margin: int = 3
+) -> Drift:
+    """The drift of rewriting `old_text` as `new_text`; `regions` are the targets in `path`."""
+    old = lines_of(old_text)
+    new = lines_of(new_text)
+    hunks = _hunks(old, new)
+    changed = sum((i2 - i1) + (j2 - j1) for group in hunks for _, i1, i2, j1, j2 in group)
+    spans = [_old_span(group) for group in hunks]
+    unrelated: tuple[tuple[int, int], ...] = ()
+    if regions:
+        unrelated = tuple(
+            span
+            for span in spans
+            if not any(
+                span[0] <= r.end_line + margin and span[1] >= r.start_line - margin for r in regions
+            )
+        )
+    formatting = tuple(
+        span for span, group in zip(spans, hunks, strict=True) if _formatting_only(old, new, group)
+    )
+    return Drift(
+        path=path,
+        changed_lines=changed,
+        unrelated_hunks=unrelated,
+        formatting_hunks=formatting,
+        imports_reordered=_imports_reordered(old, new),
+        lost_comments=_lost_comments(old, new),
+    )
+
+
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _hunks(old: list[str], new: list[str]) -> list[list[_Opcode]]:
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    groups: list[list[_Opcode]] = []
+    for opcode in matcher.get_opcodes():
+        if opcode[0] == "equal":
+            continue
+        if groups and opcode[1] - groups[-1][-1][2] <= HUNK_GAP:
+            groups[-1].append(opcode)
+        else:
+            groups.append([opcode])
+    return groups
+
+
+def _old_span(group: list[_Opcode]) -> tuple[int, int]:
+    # 1-based inclusive old lines; a pure insertion sits between two lines: name the one before
+    start = group[0][1] + 1
+    end = max(group[-1][2], start)
+    return (min(start, end), end)
+
+
+def _formatting_only(old: list[str], new: list[str], group: list[_Opcode]) -> bool:
+    removed = "".join("".join(old[i].split()) for _, i1, i2, _, _ in group for i in range(i1, i2))
+    added = "".join("".join(new[j].split()) for _, _, _, j1, j2 in group for j in range(j1, j2))
+    return removed == added and any(i1 != i2 or j1 != j2 for _, i1, i2, j1, j2 in group)
+
+
+def _imports_reordered(old: list[str], new: list[str]) -> bool:
+    old_imports = [line.strip() for line in old if _IMPORT.match(line)]
+    new_imports = [line.strip() for line in new if _IMPORT.match(line)]
+    common = set(old_imports) & set(new_imports)
+    kept_old = [line for line in dict.fromkeys(old_imports) if line in common]
+    kept_new = [line for line in dict.fromkeys(new_imports) if line in common]
+    return kept_old != kept_new
+
+
+def _lost_comments(old: list[str], new: list[str]) -> tuple[int, ...]:
+    available = Counter(_comment_key(line) for line in new if _COMMENT.match(line))
+    # a comment may move into code as a trailing comment: search all of the new text too
+    squeezed = "".join("".join(new).split())
+    lost: list[int] = []
+    for number, line in enumerate(old, start=1):
+        if not _COMMENT.match(line):
+            continue
+        key = _comment_key(line)
+        if not key:
+            continue
+        if available[key] > 0:
+            available[key] -= 1
+        elif key not in squeezed:
+            lost.append(number)
+    return tuple(lost)
+
+
+def _comment_key(line: str) -> str:
+    return "".join(line.split())
+
+
+class ReviewGuard(Guard):
+    """Refuse a large rewrite that drifts beyond the policy's `[policy.review]` thresholds.
+
+    What: each updated text file whose diff has at least `min_changed_lines`
+    changed lines (or that lies in a file the proposal declares `target_regions`
+    for) is measured: hunks outside the declared regions (widened by
+    `region_margin`), formatting-only hunks (only whitespace or wrapping
+    differs), imports whose relative order changed, and comment lines whose text
+    is gone from the new file. Any count above its threshold refuses the change.
+    Command-generated changes (a formatter's whole job is churn) are not reviewed.
+    Why: a model that rewrites a whole file to change one function also changes
+    what it never read carefully; reviewers miss such drift in a large diff.
+    Example: a whole-file write of `app.py` that fixes one function but sorts
+    the imports, with `allow_import_reorder = false`, is REVIEW_DRIFT listing
+    "imports reordered".
+    """
+
+    NAME = "review"
+    CODE = FailureCode.REVIEW_DRIFT
+    MESSAGE = "the change drifts outside its task"
+
+    def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
+        """One failure per reviewed file whose drift exceeds a threshold."""
+        review = ctx.policy.review
+        failures: list[PatchFailure] = []
+        for change in changes:
+            if change.generated_by_command or change.old_path is None:
+                continue
+            old = text_of(change.old_bytes, change.old_text)
+            new = text_of(change.new_bytes, change.new_text)
+            if old is None or new is None or old == new:
+                continue
+            regions = [r for r in ctx.target_regions if r.path in (change.path, change.old_path)]
+            drift = measure_drift(change.path, old, new, regions, review.region_margin)
+            if not regions and drift.changed_lines < review.min_changed_lines:
+                continue
+            found = drift.violations(review)
+            if found:
+                failures.append(
+                    self.failure(
+                        change.path,
+                        f"{change.path}: " + "; ".join(found),
+                        hint="send only the lines the task changes (a diff or "
+                        "SEARCH/REPLACE of the target region), keeping imports, comments "
+                        "and formatting elsewhere exactly as they are",
+                    )
+                )
+        return failures

@@ -1,0 +1,280 @@
+"""Run one external command: an argv list, a scrubbed environment, a deadline, bounded output.
+
+This is the only place patchsmith starts a subprocess. Verification profiles and
+command-generated changes both go through `run_process`, so every command gets the
+same guarantees: no shell, an environment built from an allow-list, the whole
+process group killed on timeout, and output held in memory only up to a bound (the
+digest still covers every byte, so evidence can prove what the tool printed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "ESSENTIAL_ENV",
+    "ProcessResult",
+    "output_digest",
+    "run_process",
+    "scrub_env",
+]
+
+ESSENTIAL_ENV: tuple[str, ...] = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+)
+"""What a tool needs to be found and to start: the executable search path, a home
+directory (many tools read their config from it), the locale and the temp directory.
+Windows needs SYSTEMROOT/COMSPEC/PATHEXT to start anything at all."""
+
+DEFAULT_MAX_OUTPUT_BYTES = 1_000_000
+"""Per stream. Test suites can print megabytes; the head and the tail carry the story."""
+
+_KILL_GRACE_SECONDS = 2.0
+"""After SIGTERM on timeout, how long the group gets before SIGKILL."""
+
+_READER_JOIN_SECONDS = 2.0
+"""After the main process exits, how long to wait for the pipes to close before
+killing stragglers (a background child still holding stdout open)."""
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What one command did: the evidence a verification or generation step keeps.
+
+    `exit_code` is `None` when the command could not start (`start_error` says why)
+    or was killed on timeout (`timed_out`). A negative exit code is the signal that
+    ended it (POSIX). `stdout`/`stderr` are decoded UTF-8 (undecodable bytes
+    replaced) and bounded: when a stream was longer than the bound, its middle is
+    replaced by one marker line and `*_truncated` is true. `output_sha256` is
+    `sha256(sha256(stdout) + sha256(stderr))` over the complete byte streams,
+    computed while streaming, so it covers what was dropped too.
+    """
+
+    argv: tuple[str, ...]
+    cwd: str
+    exit_code: int | None
+    duration_s: float
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    start_error: str | None = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    output_sha256: str = field(
+        default_factory=lambda: output_digest(hashlib.sha256().digest(), hashlib.sha256().digest())
+    )
+
+    @property
+    def ok(self) -> bool:
+        """True when the command started, finished in time and exited 0."""
+        return self.exit_code == 0 and not self.timed_out and self.start_error is None
+
+
+def scrub_env(
+    allow: Sequence[str],
+    *,
+    source: Mapping[str, str] | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment a command gets: only variables whose names match `allow`.
+
+    Entries of `allow` are exact names or shell-style patterns (`LC_*`, `PYTHON*`).
+    `extra` sets variables explicitly (after the filter, so a profile can set what it
+    does not inherit). `source` defaults to this process's environment.
+    """
+    env = dict(os.environ if source is None else source)
+    exact = {name for name in allow if not _is_pattern(name)}
+    patterns = [name for name in allow if _is_pattern(name)]
+    kept = {
+        name: value
+        for name, value in env.items()
+        if name in exact or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+    }
+    if extra:
+        kept.update(extra)
+    return kept
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    timeout_s: float,
+    env_allow: Sequence[str] = ESSENTIAL_ENV,
+    env_set: Mapping[str, str] | None = None,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+) -> ProcessResult:
+    """Run `argv` (never through a shell) in `cwd` and wait for it, at most `timeout_s`.
+
+    The command runs in a new process group (session) with stdin closed; on timeout
+    the whole group is terminated, then killed. Never raises for the command's own
+    failure: a missing executable or cwd is a result with `start_error` set.
+    """
+    args = tuple(str(a) for a in argv)
+    if not args:
+        raise ValueError("argv must not be empty")
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    workdir = str(Path(cwd))
+    env = scrub_env(env_allow, extra=env_set)
+    started = time.monotonic()
+    if not Path(workdir).is_dir():
+        return _not_started(args, workdir, started, f"working directory not found: {workdir}")
+    try:
+        proc = subprocess.Popen(
+            args,
+            cwd=workdir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=sys.platform != "win32",
+        )
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return _not_started(args, workdir, started, f"{args[0]}: {reason}")
+
+    assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
+    out = _Collector(proc.stdout, max_output_bytes)
+    err = _Collector(proc.stderr, max_output_bytes)
+    out.thread.start()
+    err.thread.start()
+
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _stop_group(proc)
+    # The main process is gone; a child it left behind may still hold the pipes open.
+    out.thread.join(_READER_JOIN_SECONDS)
+    err.thread.join(_READER_JOIN_SECONDS)
+    # Nothing a command started may outlive it (nor keep writing into the workspace).
+    _signal_group(proc, signal.SIGKILL)
+    out.thread.join()
+    err.thread.join()
+    duration = time.monotonic() - started
+
+    return ProcessResult(
+        argv=args,
+        cwd=workdir,
+        exit_code=None if timed_out else proc.returncode,
+        duration_s=duration,
+        stdout=out.text(),
+        stderr=err.text(),
+        timed_out=timed_out,
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
+        output_sha256=output_digest(out.sha256.digest(), err.sha256.digest()),
+    )
+
+
+def output_digest(stdout_sha256: bytes, stderr_sha256: bytes) -> str:
+    """One digest for both streams, from each stream's raw SHA-256 digest."""
+    return hashlib.sha256(stdout_sha256 + stderr_sha256).hexdigest()
+
+
+class _Collector:
+    """Reads one pipe to the end on a thread: keeps a head and a tail, hashes everything."""
+
+    def __init__(self, pipe: IO[bytes], limit: int) -> None:
+        self._pipe = pipe
+        self._head_limit = max(limit // 2, 0)
+        self._tail_limit = max(limit - self._head_limit, 0)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+        self.sha256 = hashlib.sha256()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self._head) + len(self._tail)
+
+    def _read(self) -> None:
+        try:
+            while chunk := self._pipe.read1(65536):  # type: ignore[attr-defined]
+                self._take(bytes(chunk))
+        finally:
+            self._pipe.close()
+
+    def _take(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.sha256.update(chunk)
+        room = self._head_limit - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk and self._tail_limit:
+            self._tail += chunk
+            if len(self._tail) > self._tail_limit:
+                del self._tail[: len(self._tail) - self._tail_limit]
+
+    def text(self) -> str:
+        head = self._head.decode("utf-8", errors="replace")
+        if not self.truncated:
+            return head + self._tail.decode("utf-8", errors="replace")
+        dropped = self.total - len(self._head) - len(self._tail)
+        tail = self._tail.decode("utf-8", errors="replace")
+        return f"{head}\n[... {dropped} bytes omitted ...]\n{tail}"
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate the command's whole process group, then kill what is left."""
+    _signal_group(proc, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=_KILL_GRACE_SECONDS)
+    _signal_group(proc, signal.SIGKILL)
+    proc.wait()
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    if sys.platform == "win32":  # pragma: no cover - no process groups to signal
+        proc.kill()
+        return
+    # start_new_session made the child a group leader: its pid is the group id.
+    # The group may already be gone: nothing left to signal.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def _not_started(args: tuple[str, ...], cwd: str, started: float, why: str) -> ProcessResult:
+    return ProcessResult(
+        argv=args,
+        cwd=cwd,
+        exit_code=None,
+        duration_s=time.monotonic() - started,
+        stdout="",
+        stderr="",
+        start_error=why,
+    )
+
+
+def _is_pattern(name: str) -> bool:
+    return any(ch in name for ch in "*?[")
