@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from patchsmith.engine.locate import fold_punctuation
+from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
     "Region",
@@ -41,21 +42,15 @@ class Region:
 
 
 def _bigrams(key: str) -> frozenset[str]:
-    return (
-        frozenset(key[i : i + 2] for i in range(len(key) - 1)) if len(key) > 1 else frozenset({key})
-    )
+    if len(key) < 2:
+        return frozenset({key})
+    return frozenset(key[i : i + 2] for i in range(len(key) - 1))
 
 
 def line_similarity(a: str, b: str) -> float:
     """How alike two lines are, 0 to 1: Dice coefficient of their character bigrams
     after folding punctuation and collapsing whitespace (1.0 when equal so)."""
-    ka, kb = _key(a), _key(b)
-    if ka == kb:
-        return 1.0
-    ga, gb = _bigrams(ka), _bigrams(kb)
-    if not ga or not gb:
-        return 0.0
-    return 2 * len(ga & gb) / (len(ga) + len(gb))
+    return bigram_similarity(_key(a), _key(b))
 
 
 def similar_regions(

@@ -18,6 +18,7 @@ from itertools import pairwise
 from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
+from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
     "EXACT",
@@ -492,7 +493,54 @@ def _fuzzy_with_key(
         shift = indent_shift(
             [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
         )
-    return Placement(span[0], span[1], fit.pairs, strategy, shift)
+    pairs = _pair_edges(fit.pairs, bkeys, kinds, elided, fkeys)
+    return Placement(pairs[0][1], pairs[-1][1] + 1, pairs, strategy, shift)
+
+
+# An altered edge context line stands for the file line in its place when the two are
+# at least this alike (a renamed identifier, an added comment).
+_EDGE_SIMILARITY = 0.5
+
+
+def _pair_edges(
+    pairs: tuple[tuple[int, int], ...],
+    bkeys: list[str],
+    kinds: list[BlockLine],
+    elided: list[bool],
+    fkeys: Sequence[str],
+) -> tuple[tuple[int, int], ...]:
+    """Pair the altered context lines at the block's edges with the file lines in their place.
+
+    Without this, a hunk whose last context line was edited in the file (and which adds
+    lines after it, as an insertion at the end of a function does) would end its span
+    before that line and put the added lines above it, inside the wrong statement.
+    """
+    out = list(pairs)
+    j0, i0 = out[0]
+    j, i = j0 - 1, i0 - 1
+    while j >= 0 and i >= 0 and _stands_for(j, i, bkeys, kinds, elided, fkeys):
+        out.insert(0, (j, i))
+        j, i = j - 1, i - 1
+    j, i = out[-1][0] + 1, out[-1][1] + 1
+    while j < len(bkeys) and i < len(fkeys) and _stands_for(j, i, bkeys, kinds, elided, fkeys):
+        out.append((j, i))
+        j, i = j + 1, i + 1
+    return tuple(out)
+
+
+def _stands_for(
+    j: int,
+    i: int,
+    bkeys: list[str],
+    kinds: list[BlockLine],
+    elided: list[bool],
+    fkeys: Sequence[str],
+) -> bool:
+    if kinds[j].op is not Op.CONTEXT or elided[j] or not bkeys[j].strip():
+        return False
+    return bigram_similarity(" ".join(bkeys[j].split()), " ".join(fkeys[i].split())) >= (
+        _EDGE_SIMILARITY
+    )
 
 
 def _occurrences(keys: Sequence[str], wanted: str, limit: int) -> list[int]:

@@ -516,7 +516,10 @@ def _match_line_ending(text: str, search: str, replacement: str) -> str:
         end = text.rfind("\n", 0, start)
     if end <= 0 or text[end - 1] != "\r":
         return replacement
-    return re.sub(r"(?<!\r)\n", "\r\n", replacement)
+    # A match that starts inside a CRLF ("\n" right after the file's "\r") keeps that "\r"
+    # before it: the replacement's first "\n" completes it and must not get one of its own.
+    before = "\r" if start > 0 and text[start - 1] == "\r" else ""
+    return re.sub(r"(?<!\r)\n", "\r\n", before + replacement)[len(before) :]
 
 
 def _occurrences(text: str, needle: str) -> int:
