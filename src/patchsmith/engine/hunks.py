@@ -30,13 +30,20 @@ from patchsmith.engine.textlines import Lines, split_lines
 __all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
 
 
-def tolerance_detail(block: EditBlock, placed: Placement) -> str:
-    """How much a located block's old lines differ from the file's, in words ("" if not)."""
+def tolerance_detail(block: EditBlock, placed: Placement, contents: Sequence[str]) -> str:
+    """How much a located block's old lines differ from the file's, in words ("" if not).
+
+    `contents` are the file lines the placement refers to (before the splice).
+    """
     if placed.strategy not in (Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT):
         return ""
-    matched = {j for j, _ in placed.pairs}
     old = block.old
-    differing = sum(1 for j, text in enumerate(old) if j not in matched and text.strip())
+    paired = dict(placed.pairs)
+    differing = sum(
+        1
+        for j, text in enumerate(old)
+        if text.strip() and (j not in paired or contents[paired[j]].strip() != text.strip())
+    )
     extra = (placed.end - placed.start) - len(placed.pairs)
     parts = [f"{differing} context line(s) of the hunk differ from the file"]
     if extra > 0:
@@ -182,6 +189,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         if options.check_anchors:
             contradiction = anchor_contradiction(block, lines.contents, placed)
             notes = (contradiction,) if contradiction else ()
+        detail = tolerance_detail(block, placed, lines.contents)
         shift += len(new_lines) - len(lines)
         lines = new_lines
         applied += 1
@@ -192,7 +200,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
                 hunk_text=hunk.text,
                 strategy=placed.strategy,
                 line=placed.start + 1,
-                detail=tolerance_detail(block, placed),
+                detail=detail,
                 notes=notes,
             )
         )

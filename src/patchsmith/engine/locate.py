@@ -32,6 +32,7 @@ __all__ = [
     "fold_punctuation",
     "missing_anchor",
     "place_block",
+    "place_stale",
 ]
 
 # Typographic characters models substitute for ASCII ones.
@@ -330,7 +331,140 @@ def place_block(
         fuzzy = _place_fuzzy(cache, block, options)
         if fuzzy is not None:
             return fuzzy
+    if options.stale_context:
+        stale = place_stale(cache, block, options)
+        if stale is not None:
+            return stale
     return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+# -- stale context -------------------------------------------------------------------------------
+
+# Someone edited a few of the hunk's context lines after the model read the file. The
+# removed lines still pin the place; the context only has to look like the file's.
+_STALE_MAX_ALTERED = 3
+_STALE_LINE = 0.5
+"""Each altered context line must be at least this like the file line in its place."""
+_STALE_MARGIN = 0.25
+"""The chosen place's context must beat every other place's by this much (mean score)."""
+
+
+def _stale_similarity(a: str, b: str) -> float:
+    """Line likeness for stale context: a line with a comment appended is still itself."""
+    ka, kb = " ".join(a.split()), " ".join(b.split())
+    if ka == kb:
+        return 1.0
+    if ka and kb and (kb.startswith(ka) or ka.startswith(kb)) and min(len(ka), len(kb)) >= 4:
+        return 0.9
+    return bigram_similarity(ka, kb)
+
+
+@dataclass(frozen=True)
+class _StaleFit:
+    start: int
+    score: float
+    """Mean likeness of the non-blank context lines to the file lines in their places."""
+    altered: int
+
+
+def place_stale(
+    cache: LineKeys, block: EditBlock, options: EngineOptions
+) -> Placement | NotPlaced | None:
+    """Place a block whose context drifted, line for line, when nothing else can be meant.
+
+    Accepted only when: the block removes at least one non-blank line and every removed
+    line is in the file verbatim (trailing whitespace and typographic punctuation aside)
+    at its own offset; blank lines face blank lines; at most three non-blank context
+    lines differ, each still alike the file line in its place; at least two lines
+    (removed or context) are exact; and no other place in the file, including places
+    whose lines match only with indentation ignored, scores within `_STALE_MARGIN` of it.
+    The file's context lines are kept, never the block's.
+    """
+    kinds = [ln for ln in block.lines if ln.op is not Op.ADD]
+    if any(ln.op is Op.CONTEXT and is_elision(ln.text) for ln in kinds):
+        return None
+    removed = [j for j, ln in enumerate(kinds) if ln.op is Op.REMOVE and ln.text.strip()]
+    if not removed or len(kinds) > len(cache.contents):
+        return None
+    exact = Normalisation(options.whitespace_tolerant, options.fold_punctuation)
+    loose = Normalisation(options.whitespace_tolerant, options.fold_punctuation, dedent=True)
+    fits = [f for f in _stale_fits(cache, kinds, removed, exact) if f.altered]
+    if not fits:
+        return None
+    best = max(fits, key=lambda f: f.score)
+    rivals = [f for f in fits if f.start != best.start]
+    rivals += [
+        f
+        for f in _stale_fits(cache, kinds, removed, loose, strict_blanks=False)
+        if abs(f.start - best.start) >= len(kinds)
+    ]
+    if any(r.score > best.score - _STALE_MARGIN for r in rivals):
+        starts = sorted({best.start, *(r.start for r in rivals)})
+        return NotPlaced(
+            SkipReason.AMBIGUOUS,
+            "the hunk's context drifted and it fits several places about equally well",
+            tuple(starts),
+        )
+    if block.at_eof and best.start + len(kinds) < len(cache.contents):
+        return None
+    pairs = tuple((j, best.start + j) for j in range(len(kinds)))
+    return Placement(best.start, best.start + len(kinds), pairs, Strategy.STALE_CONTEXT)
+
+
+def _stale_fits(
+    cache: LineKeys,
+    kinds: list[BlockLine],
+    removed: list[int],
+    key: Normalisation,
+    *,
+    strict_blanks: bool = True,
+) -> list[_StaleFit]:
+    fkeys = cache.keys(key)
+    bkeys = key.lines([ln.text for ln in kinds])
+    first = removed[0]
+    fits = []
+    places = _occurrences(fkeys, bkeys[first], _MAX_WINDOWS + 1)
+    if len(places) > _MAX_WINDOWS:
+        # Too many places to weigh against each other: no margin can be trusted.
+        return [_StaleFit(p - first, 1.0, 1) for p in places[:2]]
+    for p in places:
+        s = p - first
+        if s < 0 or s + len(kinds) > len(fkeys):
+            continue
+        if any(fkeys[s + j] != bkeys[j] for j in removed):
+            continue
+        fit = _stale_fit(s, kinds, bkeys, fkeys, strict_blanks)
+        if fit is not None:
+            fits.append(fit)
+    return fits
+
+
+def _stale_fit(
+    s: int, kinds: list[BlockLine], bkeys: list[str], fkeys: Sequence[str], strict_blanks: bool
+) -> _StaleFit | None:
+    scores: list[float] = []
+    altered = exact = 0
+    for j, ln in enumerate(kinds):
+        here = fkeys[s + j]
+        if not bkeys[j].strip():
+            if here.strip() and strict_blanks:
+                return None
+            continue
+        if ln.op is Op.REMOVE:
+            exact += 1
+            continue
+        sim = _stale_similarity(bkeys[j], here)
+        if sim < 1.0:
+            altered += 1
+            if sim < _STALE_LINE and strict_blanks:
+                return None
+        else:
+            exact += 1
+        scores.append(sim)
+    if strict_blanks and (altered > _STALE_MAX_ALTERED or exact < 2):
+        return None
+    score = sum(scores) / len(scores) if scores else 1.0
+    return _StaleFit(s, score, altered)
 
 
 def _widen(found: Placement, block: EditBlock, stripped: EditBlock) -> Placement:

@@ -191,6 +191,9 @@ class EngineOptions:
     """Tolerate one dropped, altered or elided context line when the location is unique."""
     line_number_tiebreak: bool = True
     """Use the hunk's line numbers to choose between equally good places (never to locate)."""
+    stale_context: bool = True
+    """Place a hunk whose context lines were edited in the file since the model read it
+    (up to three), when its removed lines pin one place with a clear margin."""
     check_anchors: bool = True
     """Refuse a hunk whose `@@` anchor (or unified-diff section header) occurs nowhere in
     the file, and note an anchor found only below the place the hunk landed."""
@@ -209,6 +212,7 @@ class EngineOptions:
             whitespace_tolerant=False,
             fuzzy_context=False,
             line_number_tiebreak=False,
+            stale_context=False,
             check_anchors=False,
         )
 
@@ -225,6 +229,7 @@ class EngineOptions:
             relative_indent=False,
             fold_punctuation=False,
             fuzzy_context=False,
+            stale_context=False,
         )
 
     @property

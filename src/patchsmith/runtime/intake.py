@@ -567,7 +567,7 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
         hunk_text=op.search,
         strategy=placed.strategy,
         line=placed.start + 1,
-        detail=tolerance_detail(block, placed),
+        detail=tolerance_detail(block, placed, lines.contents),
     )
     _placed(run, state, index, outcome)
 
