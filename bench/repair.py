@@ -85,7 +85,7 @@ def load(path: Path, limit: int | None) -> Iterator[Case]:
                 continue
             if len(_HUNK.findall(record["patch"])) != 1:
                 continue
-            (name, after), = expected.items()
+            ((name, after),) = expected.items()
             if after is None or name not in record["files"]:
                 continue
             yield Case(record["id"], name, record["files"][name], record["patch"], after)
