@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -123,6 +124,7 @@ def apply(
             ApplyReport(status, files, plan.failures, warnings=plan.warnings),
             check=check,
         )
+        report = replace(report, errors=_blame_edits(report.errors, files))
         if report.status is ApplyStatus.PARTIAL and not check:
             # The failures must describe the files as the partial write left them.
             errors = tuple(
@@ -131,6 +133,32 @@ def apply(
             )
             report = replace(report, errors=errors)
         return report
+
+
+_ERROR_LINE = re.compile(r"\bline (\d+)")
+
+
+def _blame_edits(
+    errors: tuple[PatchFailure, ...], files: tuple[FileReport, ...]
+) -> tuple[PatchFailure, ...]:
+    """A SYNTAX_ERROR names the edit that landed nearest above the error's line."""
+    out = []
+    for error in errors:
+        found = _ERROR_LINE.search(error.message)
+        if error.code is FailureCode.SYNTAX_ERROR and error.hunk is None and found:
+            line = int(found.group(1))
+            placements = [p for f in files if f.path == error.file for p in f.placements]
+            above = [p for p in placements if p.line <= line]
+            blamed = max(above, key=lambda p: p.line) if above else None
+            if blamed is not None:
+                error = replace(
+                    error,
+                    hunk=blamed.hunk,
+                    message=f"{error.message} (edit {blamed.hunk + 1} landed at line "
+                    f"{blamed.line}, by {blamed.tolerance})",
+                )
+        out.append(error)
+    return tuple(out)
 
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:

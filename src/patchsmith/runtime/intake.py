@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
-from patchsmith.engine.excerpt import closest_region, numbered_excerpt, similar_regions
+from patchsmith.engine.excerpt import closest_region, similar_regions
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
 from patchsmith.engine.locate import NotPlaced
@@ -31,6 +31,7 @@ from patchsmith.formats.script import (
     WholeContent,
 )
 from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
+from patchsmith.runtime.excerpts import masked_excerpt, nearest_paths
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -214,13 +215,19 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         )
         return None
     elif must_exist:
+        near = nearest_paths(_text_files(run.workspace.root), resolved)
+        hint = (
+            "Check the path (list the directory first), or create the file "
+            "with a /dev/null diff or '*** Add File:'."
+        )
+        if near:
+            hint = "Nearest existing paths: " + ", ".join(near) + ". " + hint
         run.fail(
             PatchFailure(
                 code=FailureCode.FILE_NOT_FOUND,
                 message=f"{resolved} does not exist",
                 file=resolved,
-                hint="Check the path (list the directory first), or create the file "
-                "with a /dev/null diff or '*** Add File:'.",
+                hint=hint,
             )
         )
         return None
@@ -745,28 +752,6 @@ def _with_excerpt(
     if region is None:
         return failure
     return replace(failure, excerpt=masked_excerpt(failure.file or "", contents, region))
-
-
-def masked_excerpt(
-    path: str, contents: Sequence[str], region: tuple[int, int], *, margin: int = 3
-) -> str:
-    """The numbered excerpt of `region`, with what the secret guard would flag masked.
-
-    An excerpt goes back to a model (and into logs and the audit store); a credential
-    already in the file must not travel with it.
-    """
-    # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap.
-    from patchsmith.guards.secrets import mask_secret_lines
-
-    excerpt, first, last = numbered_excerpt(contents, *region, margin=margin)
-    shown = [(n, contents[n - 1]) for n in range(first, last + 1)]
-    masked = mask_secret_lines(path, shown)
-    if not masked:
-        return excerpt
-    copy = list(contents)
-    for number, text in masked.items():
-        copy[number - 1] = text
-    return numbered_excerpt(copy, *region, margin=margin)[0]
 
 
 # -- header-less diffs ---------------------------------------------------------------------------
