@@ -164,6 +164,8 @@ def rebuild(case: Case, shown: dict[int, str]) -> str | None:
             out.append(line)
         elif k in aligned:
             out.append(op + texts[aligned[k]])
+        elif not line[1:].strip():
+            out.append(op)  # a blank line it remembers stays (blank lines carry no score)
         elif op == "-":
             return None  # a line it must remove is not in the excerpt
     if not aligned:

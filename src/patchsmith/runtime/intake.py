@@ -710,7 +710,9 @@ def _block_failure(
     )
     if excerpt is not None:
         return replace(failure, excerpt=excerpt)
-    return _with_excerpt(failure, contents, region)
+    # A wider margin than other excerpts: context the model misremembered may sit just
+    # outside the region its remembered lines resemble.
+    return _with_excerpt(failure, contents, region, margin=5)
 
 
 _MAX_PLACES_NAMED = 8
@@ -747,11 +749,16 @@ def _candidates_excerpt(
 
 
 def _with_excerpt(
-    failure: PatchFailure, contents: Sequence[str], region: tuple[int, int] | None
+    failure: PatchFailure,
+    contents: Sequence[str],
+    region: tuple[int, int] | None,
+    *,
+    margin: int = 3,
 ) -> PatchFailure:
     if region is None:
         return failure
-    return replace(failure, excerpt=masked_excerpt(failure.file or "", contents, region))
+    excerpt = masked_excerpt(failure.file or "", contents, region, margin=margin)
+    return replace(failure, excerpt=excerpt)
 
 
 # -- header-less diffs ---------------------------------------------------------------------------
