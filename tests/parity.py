@@ -1,20 +1,20 @@
-"""Loading the parity goldens from `../shared/parity/` (relative to the repository root).
+"""Loading the parity goldens: `../shared/parity/` when present, else the copy in `tests/data/`.
 
-The goldens are shared, read-only material outside the repository; when they
-are absent, every parametrised parity test is one skipped case saying so.
+A golden missing from both is one skipped case saying so (only a renamed or
+deleted file can cause that: the vendored copy ships with the repository).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.shared_data import parity_dir
 
-PARITY_DIR = Path(__file__).resolve().parent.parent / ".." / "shared" / "parity"
-"""`../shared/parity/` from the repository root."""
+PARITY_DIR = parity_dir()
+"""`../shared/parity/` from the repository root, else `tests/data/parity/`."""
 
 
 def load_golden(name: str) -> Any | None:
@@ -26,7 +26,7 @@ def load_golden(name: str) -> Any | None:
 
 
 def _absent(name: str) -> list[Any]:
-    reason = f"parity golden ../shared/parity/{name} not found (shared material absent)"
+    reason = f"parity golden {name} not found in {PARITY_DIR}"
     return [pytest.param(None, id="golden-absent", marks=pytest.mark.skip(reason=reason))]
 
 

@@ -151,9 +151,12 @@ def edits(draw: st.DrawFn, max_changes: int = 3) -> Edit:
         removed = draw(st.integers(0, min(3, len(changed) - start)))
         added = draw(st.lists(line_contents(), min_size=0 if removed else 1, max_size=3))
         changed[start : start + removed] = added
-    if changed == contents:
+    target = _join(changed, newline, final_newline or not changed)
+    if target == source:
+        # Also when the lists differ but join alike: [""] and [] are both the empty text.
         changed.insert(draw(st.integers(0, len(changed))), "added line")
-    return Edit(source=source, target=_join(changed, newline, final_newline or not changed))
+        target = _join(changed, newline, final_newline or not changed)
+    return Edit(source=source, target=target)
 
 
 def render_unified(source: str, target: str, context: int = 3, path: str = "f.txt") -> str:

@@ -161,15 +161,20 @@ class TestRecording:
             return [a.status for a in reversed(store.list_attempts())]
 
     def test_every_outcome_is_recorded(self, root: Path) -> None:
-        """Applied, refused and checked attempts each leave one record with their decisions."""
+        """Applied, refused, already applied and checked attempts each leave one record."""
         good = _udiff("a.py", "y = 2", "y = 3")
         first = apply(good, root, check=True)
         second = apply(good, root)
-        third = apply(good, root)
+        third = apply(_udiff("a.py", "y = 2", "y = 4"), root)
+        again = apply(good, root)
 
-        assert [AttemptStatus.CHECKED, AttemptStatus.APPLIED, AttemptStatus.REFUSED] == (
-            self._records(root)
-        )
+        assert [
+            AttemptStatus.CHECKED,
+            AttemptStatus.APPLIED,
+            AttemptStatus.REFUSED,
+            AttemptStatus.ALREADY_APPLIED,
+        ] == self._records(root)
+        assert again.ok
         with Store.open(root / ".patchsmith") as store:
             applied = store.get(second.attempt_id or "")
         assert applied is not None

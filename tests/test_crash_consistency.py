@@ -33,7 +33,7 @@ LAUNCHER = textwrap.dedent(
     crash_at, steps_log = int(sys.argv[1]), sys.argv[2]
     real_commit = transaction.Transaction.commit
 
-    def commit(self, *, on_step=None):
+    def commit(self, *, on_step=None, **options):
         seen = [0]
 
         def step(name):
@@ -43,7 +43,7 @@ LAUNCHER = textwrap.dedent(
                 os.kill(os.getpid(), signal.SIGKILL)
             seen[0] += 1
 
-        return real_commit(self, on_step=step)
+        return real_commit(self, on_step=step, **options)
 
     transaction.Transaction.commit = commit
     from patchsmith.cli import main

@@ -114,10 +114,23 @@ class TestIdempotence:
         assert (ApplyStatus.ALREADY_APPLIED, None) == (again.status, again.attempt_id)
         assert [(AttemptStatus.APPLIED, 2)] == _attempts(root)
 
-    def test_headerless_patch_is_judged_afresh(self, root: Path) -> None:
-        """A patch naming no file cannot be matched to a record; it is applied as usual."""
+    def test_headerless_patch_is_already_applied(self, root: Path) -> None:
+        """A patch naming no file (path inferred) is matched through the record's files."""
+        headerless = {"type": "patch", "text": "@@\n a = 1\n-b = 2\n+b = 3\n", "format": "udiff"}
+        first = propose(proposal(operations=[headerless], preconditions=[]), root)
+        after_first = snapshot_tree(root)
+
+        again = propose(proposal(operations=[headerless], preconditions=[]), root)
+
+        assert ApplyStatus.APPLIED == first.status
+        assert ApplyStatus.ALREADY_APPLIED == again.status
+        assert after_first == snapshot_tree(root)
+
+    def test_headerless_patch_after_a_hand_edit_is_judged_afresh(self, root: Path) -> None:
+        """The other side: the file changed since, so the record no longer vouches for it."""
         headerless = {"type": "patch", "text": "@@\n a = 1\n-b = 2\n+b = 3\n", "format": "udiff"}
         propose(proposal(operations=[headerless], preconditions=[]), root)
+        (root / "m.py").write_bytes(b"a = 1\nb = 3\nc = 4\n")
 
         again = propose(proposal(operations=[headerless], preconditions=[]), root)
 

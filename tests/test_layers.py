@@ -35,7 +35,7 @@ def _layer(module: str) -> str:
         "_attempt",
     ):
         return "runtime"
-    if first in ("api", "propose", "direct"):
+    if first in ("api", "propose", "direct", "codemod", "commands"):
         return "workflows"
     return "interfaces"  # cli, the package façade
 

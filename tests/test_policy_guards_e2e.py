@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import snapshot_tree as snapshot
 
+import patchsmith
 from patchsmith import apply, propose
 from patchsmith.cli import main
 
@@ -156,3 +157,26 @@ class TestLicenceAndOwnershipEndToEnd:
 
         assert report.ok
         assert "TAX = 2\n" == (tmp_path / "billing" / "tax.py").read_text()
+
+
+class TestWholeFileMarking:
+    def test_whole_file_edit_and_direct_write_are_marked(self, tmp_path: Path) -> None:
+        """A whole-file reply is reviewed even when small; the same change as a diff is not."""
+        old = "import os\nimport sys\n\nprint(os, sys)\n"
+        new = "import sys\nimport os\n\nprint(os, sys)\n"
+        (tmp_path / "patchsmith.toml").write_text("[policy.review]\nallow_import_reorder = false\n")
+        (tmp_path / "a.py").write_text(old)
+        whole_reply = f"a.py\n```python\n{new}```\n"
+        diff = (
+            "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-import os\n-import sys\n"
+            "+import sys\n+import os\n"
+        )
+
+        whole = apply(whole_reply, tmp_path, record=False)
+        as_diff = apply(diff, tmp_path, check=True, record=False)
+        sha = hashlib.sha256(old.encode()).hexdigest()
+        direct = patchsmith.write_file(tmp_path, "a.py", new, sha, "reorder", record=False)
+
+        assert ["REVIEW_DRIFT"] == [e.code.value for e in whole.errors]
+        assert as_diff.ok
+        assert ["REVIEW_DRIFT"] == [e.code.value for e in direct.errors]

@@ -61,7 +61,7 @@ EVERY_FIELD: dict[str, Any] = {
         {"type": "patch", "text": "t", "format": "udiff"},
         {"type": "direct_write", "path": "a", "content": None, "allow_delete": True},
         {"type": "ast_transform", "recipe": "rename", "paths": ["src"], "params": {"n": 1}},
-        {"type": "command", "profile": "lock", "argv": ["--frozen"]},
+        {"type": "command", "profile": "npm-lock", "params": {"paths": ["a", "b"]}},
     ],
     "expected_postconditions": [
         {"type": kind}
@@ -127,15 +127,14 @@ class TestPatchProposal:
         assert proposal == _valid(proposal.model_dump_json())
 
     def test_unsupported_operations_are_refused_not_ignored(self) -> None:
-        """AST-transform and command operations each get NOT_SUPPORTED_YET."""
+        """AST-transform operations get NOT_SUPPORTED_YET; command operations run."""
         failures = unsupported_operations(_valid(EVERY_FIELD))
 
-        assert [FailureCode.NOT_SUPPORTED_YET] * 2 == [f.code for f in failures]
+        assert [FailureCode.NOT_SUPPORTED_YET] == [f.code for f in failures]
         assert "operations[2]" in failures[0].message
-        assert "operations[3]" in failures[1].message
 
     def test_supported_operations_pass(self) -> None:
-        """Patch and direct-write operations are executable."""
+        """Patch, direct-write and command operations are executable."""
         assert [] == unsupported_operations(_valid(MINIMAL))
 
 

@@ -205,12 +205,11 @@ class TestRefusals:
     @pytest.mark.parametrize(
         "operation",
         [
-            {"type": "ast_transform", "recipe": "rename", "paths": ["src/users.py"]},
-            {"type": "command", "profile": "lock", "argv": ["--frozen"]},
+            {"type": "ast_transform", "recipe": "rename", "params": {"n": 1}},
         ],
     )
     def test_unsupported_operations(self, root: Path, operation: dict[str, object]) -> None:
-        """AST transforms and commands are NOT_SUPPORTED_YET, never silently skipped."""
+        """Recipe parameters are NOT_SUPPORTED_YET, never silently skipped."""
         before = snapshot_tree(root)
         operations = [*full_proposal()["operations"], operation]  # type: ignore[misc]
 

@@ -9,7 +9,6 @@ import multiprocessing
 import shutil
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from patchsmith.store import (
     _MIGRATIONS,
     DB_FILE_NAME,
     SCHEMA_VERSION,
+    UNIQUE_ID_PREFIX,
     AttemptKind,
     AttemptRecord,
     AttemptStatus,
@@ -480,16 +480,26 @@ class TestJson:
 
 
 class TestIds:
-    def test_sortable_and_unique(self) -> None:
-        """Ids are `a-` plus 18 characters, unique, and sort by creation time."""
-        first = new_attempt_id()
-        time.sleep(0.002)
-        later = [new_attempt_id() for _ in range(200)]
+    def test_random_from_the_first_character(self) -> None:
+        """Ids are `a-` plus 18 characters, unique, and differ early even when made together."""
+        ids = [new_attempt_id() for _ in range(200)]
 
-        assert len(first) == 20
-        assert first.startswith("a-")
-        assert len(set(later)) == 200
-        assert all(first < other for other in later)
+        assert all(len(i) == 20 and i.startswith("a-") for i in ids)
+        assert len(set(ids)) == 200
+        assert len({i[:4] for i in ids}) > 20
+
+    def test_recorded_ids_have_unique_prefixes(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A new id never shares its first UNIQUE_ID_PREFIX characters with a recorded one."""
+        drawn = iter(["a-ABCDEF0000000000AA", "a-ABCDEF1111111111BB", "a-ZZZZZZ0000000000CC"])
+        monkeypatch.setattr("patchsmith.store.new_attempt_id", lambda: next(drawn))
+
+        first = store.record_attempt(make_record(id=None))
+        second = store.record_attempt(make_record(id=None))
+
+        assert ("a-ABCDEF0000000000AA", "a-ZZZZZZ0000000000CC") == (first, second)
+        assert UNIQUE_ID_PREFIX == 8
 
 
 class TestMappedErrors:
@@ -518,3 +528,28 @@ class TestMappedErrors:
         """Misuse and unknown errors are re-raised untouched."""
         with pytest.raises(type(error)), _mapped_errors("reading"):
             raise error
+
+
+class TestFindStillApplied:
+    def test_files_named_by_the_record(self, store: Store) -> None:
+        """Each recorded file is looked up by the caller's hash function."""
+        files = (FileRecord("x.py", Action.UPDATE, SHA_A, SHA_B),)
+        attempt_id = store.record_attempt(make_record(files=files))
+
+        found = store.find_still_applied("prop-1", {"x.py": SHA_B}.get)
+
+        assert found is not None and attempt_id == found.id
+        assert None is store.find_still_applied("prop-1", {"x.py": SHA_A}.get)
+        assert None is store.find_still_applied("prop-2", {"x.py": SHA_B}.get)
+
+    def test_a_move_needs_its_old_path_gone(self, store: Store) -> None:
+        files = (FileRecord("new.py", Action.MOVE, SHA_A, SHA_A, old_path="old.py"),)
+        store.record_attempt(make_record(files=files))
+
+        assert store.find_still_applied("prop-1", {"new.py": SHA_A}.get) is not None
+        assert None is store.find_still_applied("prop-1", {"new.py": SHA_A, "old.py": SHA_A}.get)
+
+    def test_an_attempt_without_files_vouches_for_nothing(self, store: Store) -> None:
+        store.record_attempt(make_record(files=()))
+
+        assert None is store.find_still_applied("prop-1", {}.get)

@@ -34,6 +34,14 @@ from patchsmith.report import (
 )
 
 if TYPE_CHECKING:
+    from patchsmith.codemod import Recipe, RecipeReport, run_recipe
+    from patchsmith.commands.run import run_command
+    from patchsmith.formats.tools import (
+        ToolDefinition,
+        ToolFlavor,
+        format_prompt,
+        tool_definitions,
+    )
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -60,14 +68,22 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "Recipe",
+    "RecipeReport",
+    "ToolDefinition",
+    "ToolFlavor",
     "WarningCode",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "format_prompt",
     "parse_edits",
     "propose",
     "read_file",
+    "run_command",
+    "run_recipe",
+    "tool_definitions",
     "write_file",
 ]
 __version__ = "0.1.0"
@@ -78,6 +94,14 @@ _LAZY = {
     "PatchProposal": "patchsmith.proposal",
     "Policy": "patchsmith.policy",
     "propose": "patchsmith.propose",
+    "Recipe": "patchsmith.codemod",
+    "RecipeReport": "patchsmith.codemod",
+    "run_recipe": "patchsmith.codemod",
+    "ToolDefinition": "patchsmith.formats.tools",
+    "ToolFlavor": "patchsmith.formats.tools",
+    "format_prompt": "patchsmith.formats.tools",
+    "tool_definitions": "patchsmith.formats.tools",
+    "run_command": "patchsmith.commands.run",
 }
 
 

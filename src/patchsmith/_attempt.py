@@ -19,7 +19,7 @@ from pathlib import Path
 
 from patchsmith.conditions import ConditionResult, condition_failures
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.formats.script import EditScript
+from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
 from patchsmith.policy import Policy, load_policy
 from patchsmith.report import ApplyReport, ApplyStatus
@@ -28,6 +28,7 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import (
+    DB_FILE_NAME,
     AttemptKind,
     AttemptRecord,
     AttemptStatus,
@@ -40,6 +41,7 @@ __all__ = [
     "ADHOC_RUN_ID",
     "Attempt",
     "PostCheck",
+    "applied_before",
     "head_commit",
     "normalise_sha256",
     "not_ready",
@@ -122,6 +124,47 @@ def unsupported_modes(script: EditScript) -> tuple[PatchFailure, ...]:
         for edit in script.edits
         if edit.new_mode in _SPECIAL_MODES
     )
+
+
+def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -> str | None:
+    """The id of an applied attempt of `proposal_id` whose files are still as it left them.
+
+    `apply` re-sent with the same reply answers `already_applied` through this, as a
+    proposal does. A mode line must also still hold (the store records content only).
+    Nothing recorded, or an unreadable store, vouches for nothing.
+    """
+    database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
+    if not database.is_file() or not _modes_hold(workspace, script):
+        return None
+
+    def current(path: str) -> str | None:
+        try:
+            return hashlib.sha256(workspace.disk_path(path).read_bytes()).hexdigest()
+        except OSError:
+            return None
+
+    try:
+        with Store.open(database.parent) as store:
+            found = store.find_still_applied(proposal_id, current)
+    except PatchRefused:
+        return None
+    return found.id if found is not None else None
+
+
+def _modes_hold(workspace: Workspace, script: EditScript) -> bool:
+    for edit in script.edits:
+        if edit.new_mode is None or edit.action is Action.DELETE:
+            continue
+        target = workspace.resolve(edit.new_path or edit.path)
+        if isinstance(target, PatchFailure):
+            return False
+        try:
+            executable = bool(workspace.disk_path(target).stat().st_mode & 0o100)
+        except OSError:
+            return False
+        if executable != edit.new_mode.endswith("755"):
+            return False
+    return True
 
 
 def should_record(record: bool | None, rules: Policy | PatchFailure) -> bool:
@@ -381,7 +424,7 @@ def review_and_commit(
         return attempt.finish(refused, changes, staged_diff)
     if check:
         return attempt.finish(replace(report, diff=staged_diff), changes, staged_diff)
-    failure = transaction.commit()
+    failure = transaction.commit(leave_no_state=not attempt.record)
     if failure is not None:
         failure = _with_hashes(failure, expected_sha256 or {})
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, failure))

@@ -58,6 +58,7 @@ def apply(
     # patchsmith` must stay cheap.
     from patchsmith._attempt import (
         Attempt,
+        applied_before,
         head_commit,
         not_ready,
         open_workspace,
@@ -89,6 +90,10 @@ def apply(
     special = unsupported_modes(script)
     if special:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=special, check=check))
+    earlier = applied_before(workspace, attempt.proposal_id, script)
+    if earlier is not None:
+        note = f"already applied by attempt {earlier}; nothing was written"
+        return attempt.finish(ApplyReport(ApplyStatus.ALREADY_APPLIED, check=check, notes=(note,)))
     with Transaction(workspace) as transaction:
         plan = stage_script(
             script,
@@ -104,6 +109,10 @@ def apply(
                 ApplyStatus.REFUSED, files, plan.failures, check=check, warnings=plan.warnings
             )
             return attempt.finish(refused, changes, transaction.diff())
+        if not changes and plan.modes_in_place and not plan.failures:
+            note = "mode already set: " + ", ".join(plan.modes_in_place)
+            report = ApplyReport(ApplyStatus.ALREADY_APPLIED, files, check=check, notes=(note,))
+            return attempt.finish(report)
         if not changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -164,7 +173,13 @@ def _blame_edits(
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
     return tuple(
         FileReport(
-            f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, placements=f.placements
+            f.path,
+            f.action,
+            f.hunks_applied,
+            f.hunks_total,
+            f.new_path,
+            f.mode,
+            placements=f.placements,
         )
         for f in plan.files
     )

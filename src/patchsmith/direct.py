@@ -131,7 +131,7 @@ def stage_write(
     staged = (
         transaction.delete(relative, reason=reason)
         if content is None
-        else transaction.update(relative, content, reason=reason)
+        else transaction.update(relative, content, reason=reason, whole_content=True)
     )
     if staged is not None:
         return _refused(relative, action, staged)

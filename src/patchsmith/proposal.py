@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic.alias_generators import to_camel
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
@@ -63,9 +64,22 @@ __all__ = [
 
 
 class ProposalModel(BaseModel):
-    """Base of every proposal part: immutable, snake_case, unknown keys rejected."""
+    """Base of every proposal part: immutable, unknown keys rejected.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Fields are snake_case; each is also accepted in camelCase (`proposalId`,
+    `expectedSha256`), as JavaScript runtimes write them. Dumps and error locations
+    use the snake_case names.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=False,
+        loc_by_alias=False,
+    )
 
 
 class ProposalStrategy(StrEnum):
@@ -181,23 +195,42 @@ class DirectWriteOperation(ProposalModel):
 
 
 class AstTransformOperation(ProposalModel):
-    """A codemod recipe run over `paths` (not executed yet: refused with NOT_SUPPORTED_YET)."""
+    """A codemod recipe (docs/codemods.md) run over its scope, staged with the other operations.
+
+    `recipe` is a recipe id (project or built-in) or a recipe file in the workspace;
+    `scope` (and its older name `paths`) narrows the recipe's files with gitignore-style
+    patterns; `dry_run` makes the whole proposal a check (nothing written).
+    """
 
     type: Literal["ast_transform"] = "ast_transform"
     recipe: str = Field(min_length=1)
     language: str | None = None
+    """When given, must be the recipe's own language."""
+    scope: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    dry_run: bool = False
     params: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    """Scalar recipe parameters, passed to the recipe as given."""
+    """Recipe parameters: recipes take none yet, so a non-empty map is NOT_SUPPORTED_YET."""
 
 
 class CommandOperation(ProposalModel):
-    """A change produced by an allow-listed command profile (not executed yet)."""
+    """A change produced by running an allow-listed command profile (docs/commands.md).
+
+    The profile's argv template is filled only from `params`, each value validated by
+    the profile; the command runs on a scratch copy of the workspace (with the
+    proposal's other operations applied), and what it changed is staged as
+    command-generated. Refused if it changes a path outside `expected_changed_paths`
+    (default: the profile's) or inside `forbidden_changed_paths`.
+    """
 
     type: Literal["command"] = "command"
     profile: str = Field(min_length=1)
-    argv: tuple[str, ...] = ()
-    """Extra arguments appended to the profile's command."""
+    params: dict[str, str | tuple[str, ...]] = Field(default_factory=dict)
+    """Values for the profile's declared parameters; never free command-line text."""
+    expected_changed_paths: tuple[str, ...] = ()
+    """Gitignore-style patterns of the paths the command may change."""
+    forbidden_changed_paths: tuple[str, ...] = ()
+    """Gitignore-style patterns of paths it must not change."""
 
 
 Operation = Annotated[
@@ -323,13 +356,12 @@ def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:
     """One NOT_SUPPORTED_YET failure per operation this version cannot execute."""
     failures: list[PatchFailure] = []
     for index, operation in enumerate(proposal.operations):
-        if isinstance(operation, AstTransformOperation | CommandOperation):
+        if isinstance(operation, AstTransformOperation) and operation.params:
             failures.append(
                 PatchFailure(
                     code=FailureCode.NOT_SUPPORTED_YET,
-                    message=f"operations[{index}]: '{operation.type}' operations are not "
-                    "executed by this version of patchsmith",
-                    hint="send the change as a 'patch' or 'direct_write' operation",
+                    message=f"operations[{index}]: recipe parameters are not supported yet",
+                    hint="write the values into a project recipe in .patchsmith/recipes/",
                     rule="operation_supported",
                 )
             )
@@ -425,6 +457,38 @@ def _describe(exc: ValidationError) -> str:
 
 
 def proposal_json_schema() -> dict[str, object]:
-    """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json)."""
-    schema: dict[str, object] = PatchProposal.model_json_schema()
+    """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json).
+
+    Properties are snake_case; each object also accepts the camelCase spelling of a
+    property (the same schema), and a required property may be given in either.
+    """
+    schema: dict[str, object] = PatchProposal.model_json_schema(by_alias=False)
+    _with_camel_case(schema)
+    for definition in _definitions(schema):
+        _with_camel_case(definition)
     return schema
+
+
+def _definitions(schema: dict[str, object]) -> list[dict[str, object]]:
+    found = schema.get("$defs", {})
+    assert isinstance(found, dict)
+    return [value for value in found.values() if isinstance(value, dict)]
+
+
+def _with_camel_case(node: dict[str, object]) -> None:
+    properties = node.get("properties")
+    if not isinstance(properties, dict):
+        return
+    camel = {to_camel(name): value for name, value in properties.items() if to_camel(name) != name}
+    properties.update(camel)
+    required = node.get("required")
+    if not isinstance(required, list):
+        return
+    either = [name for name in required if to_camel(name) != name]
+    if either:
+        node["required"] = [name for name in required if name not in either]
+        node["allOf"] = [
+            {"anyOf": [{"required": [name]}, {"required": [to_camel(name)]}]} for name in either
+        ]
+        if not node["required"]:
+            del node["required"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from patchsmith._attempt import (
@@ -46,6 +46,8 @@ from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, 
 from patchsmith.guards import GuardContext
 from patchsmith.policy import Policy
 from patchsmith.proposal import (
+    AstTransformOperation,
+    CommandOperation,
     DirectWriteOperation,
     PatchOperation,
     PatchProposal,
@@ -92,6 +94,10 @@ def propose(
     rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
     recording = should_record(record, rules)
     loaded = load_proposal(proposal)
+    if not isinstance(loaded, PatchFailure) and any(
+        isinstance(op, AstTransformOperation) and op.dry_run for op in loaded.operations
+    ):
+        check = True  # an ast_transform's dry run makes the whole proposal a check
     if isinstance(loaded, PatchFailure):
         attempt = Attempt(
             workspace.real_root,
@@ -129,12 +135,16 @@ def propose(
     if pre_failures:
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
-        staged = _stage(workspace, transaction, loaded, scripts)
-        template = _with_files(template, staged.files)
+        staged = _stage(workspace, transaction, loaded, scripts, rules)
+        template = _with_files(template, staged.files, staged.notes)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
             )
+        if not transaction.changes and staged.modes_in_place:
+            note = "mode already set: " + ", ".join(staged.modes_in_place)
+            already = replace(template, status=ApplyStatus.ALREADY_APPLIED)
+            return attempt.finish(replace(already, notes=(*already.notes, note)))
         if not transaction.changes:
             failure = PatchFailure(
                 FailureCode.NO_CHANGE,
@@ -169,13 +179,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
     )
 
 
-def _with_files(template: ApplyReport, files: tuple[FileReport, ...]) -> ApplyReport:
+def _with_files(
+    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+) -> ApplyReport:
     return ApplyReport(
         template.status,
         files,
         check=template.check,
         preconditions=template.preconditions,
-        notes=template.notes,
+        notes=(*template.notes, *notes),
     )
 
 
@@ -217,16 +229,24 @@ class _Staged:
     files: tuple[FileReport, ...]
     failures: tuple[PatchFailure, ...]
     expected: dict[str, str]
+    modes_in_place: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def _stage(
-    workspace: Workspace, transaction: Transaction, proposal: PatchProposal, script: EditScript
+    workspace: Workspace,
+    transaction: Transaction,
+    proposal: PatchProposal,
+    script: EditScript,
+    rules: Policy,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
-    # direct writes; a file touched by both is refused as CONFLICTING_EDITS.
+    # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
+    # run last, on a copy with all of that applied (a lockfile follows its manifest).
     files: list[FileReport] = []
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
+    modes_in_place: tuple[str, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
         files.extend(
@@ -236,12 +256,21 @@ def _stage(
                 f.hunks_applied,
                 f.hunks_total,
                 f.new_path,
+                f.mode,
                 placements=f.placements,
             )
             for f in plan.files
         )
         failures.extend(plan.failures)
+        modes_in_place = plan.modes_in_place
     for index, operation in enumerate(proposal.operations):
+        if isinstance(operation, AstTransformOperation):
+            recipe_files, recipe_failures = _stage_recipe(
+                workspace, transaction, operation, rules.tightened_by(proposal)
+            )
+            files.extend(recipe_files)
+            failures.extend(_numbered(index, f) for f in recipe_failures)
+            continue
         if not isinstance(operation, DirectWriteOperation):
             continue
         written = stage_write(
@@ -256,22 +285,72 @@ def _stage(
         )
         files.append(written.file)
         if written.failure is not None:
-            failure = written.failure
-            failures.append(
-                PatchFailure(
-                    failure.code,
-                    f"operations[{index}]: {failure.message}",
-                    failure.file,
-                    failure.hunk,
-                    failure.hint,
-                    failure.excerpt,
-                    failure.current_sha256,
-                    failure.rule,
-                )
-            )
+            failures.append(_numbered(index, written.failure))
         if written.expected is not None:
             expected[written.expected[0]] = written.expected[1]
-    return _Staged(tuple(files), tuple(failures), expected)
+    commands = [
+        (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
+    ]
+    if failures or not commands:
+        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+    from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
+
+    ran = stage_commands(
+        workspace.real_root,
+        transaction,
+        commands,
+        policy=rules,
+        forbidden=proposal.forbidden_files,
+    )
+    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
+
+
+def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
+    return PatchFailure(
+        failure.code,
+        f"operations[{index}]: {failure.message}",
+        failure.file,
+        failure.hunk,
+        failure.hint,
+        failure.excerpt,
+        failure.current_sha256,
+        failure.rule,
+    )
+
+
+def _stage_recipe(
+    workspace: Workspace,
+    transaction: Transaction,
+    operation: AstTransformOperation,
+    rules: Policy,
+) -> tuple[list[FileReport], list[PatchFailure]]:
+    """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
+    from patchsmith.codemod.registry import find_recipe
+    from patchsmith.codemod.runner import plan_recipe, stage_plan
+
+    entry = find_recipe(operation.recipe, workspace.root)
+    if isinstance(entry, PatchFailure):
+        return [], [entry]
+    recipe = entry.recipe
+    if operation.language is not None and operation.language != recipe.language.value:
+        mismatch = PatchFailure(
+            FailureCode.INVALID_PROPOSAL,
+            f"recipe {recipe.recipe_id!r} is for {recipe.language.value}, not {operation.language}",
+            hint="drop `language` or name the recipe's own",
+        )
+        return [], [mismatch]
+    plan = plan_recipe(
+        recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
+    )
+    if plan.errors:
+        return [], list(plan.errors)
+    staged = stage_plan(plan, workspace, transaction)
+    reports = [
+        FileReport(path, Action.UPDATE, n, n)
+        for path, n in sorted(plan.matches.items())
+        if path in plan.changed
+    ]
+    return reports, staged
 
 
 def _applied_before(
@@ -282,12 +361,18 @@ def _applied_before(
     if not database.is_file():
         return None
     paths = _result_paths(workspace, proposal, script)
-    if not paths:
+    if paths == []:
         return None
-    hashes = {path: _sha256_of(workspace, path) for path in paths}
     try:
         with Store.open(database.parent) as store:
-            found = store.find_applied(proposal.proposal_id, hashes)
+            if paths is None:
+                # A path is inferred from content: the earlier attempt's record names it.
+                found = store.find_still_applied(
+                    proposal.proposal_id, lambda path: _sha256_of(workspace, path)
+                )
+            else:
+                hashes = {path: _sha256_of(workspace, path) for path in paths}
+                found = store.find_applied(proposal.proposal_id, hashes)
     except PatchRefused:
         return None  # an unreadable store cannot vouch for anything; apply as usual
     return found.id if found is not None else None
@@ -297,6 +382,8 @@ def _result_paths(
     workspace: Workspace, proposal: PatchProposal, script: EditScript
 ) -> list[str] | None:
     """The canonical path of every file the proposal leaves behind, `None` if one is unknown."""
+    if any(isinstance(op, AstTransformOperation | CommandOperation) for op in proposal.operations):
+        return None  # what a recipe or a command changes is known only once it has run
     wanted = [edit.new_path if edit.action is Action.MOVE else edit.path for edit in script.edits]
     wanted += [op.path for op in proposal.operations if isinstance(op, DirectWriteOperation)]
     paths = []

@@ -100,6 +100,9 @@ class FileReport:
     `check`, that would be) and is 0 whenever the report is refused, because a
     refusal writes nothing. `written` says whether this file's change is on disk.
     `placements` says, per located edit, where it landed and by which tolerance.
+
+    `mode` is the git mode an edit's mode line gave the file (`100755` or `100644`);
+    `None` when the edit left the mode alone.
     """
 
     path: str
@@ -107,6 +110,7 @@ class FileReport:
     hunks_located: int
     hunks_total: int
     new_path: str | None = None
+    mode: str | None = None
     hunks_applied: int = 0
     written: bool = False
     placements: tuple[HunkPlacement, ...] = ()
@@ -122,6 +126,8 @@ class FileReport:
         }
         if self.new_path is not None:
             data["new_path"] = self.new_path
+        if self.mode is not None:
+            data["mode"] = self.mode
         if self.placements:
             data["placements"] = [p.to_json() for p in self.placements]
         return data

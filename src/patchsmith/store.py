@@ -40,6 +40,7 @@ __all__ = [
     "MAX_LIST_LIMIT",
     "SCHEMA_VERSION",
     "STATE_DIR_NAME",
+    "UNIQUE_ID_PREFIX",
     "AttemptKind",
     "AttemptRecord",
     "AttemptStatus",
@@ -55,6 +56,11 @@ MAX_LIST_LIMIT = 1_000_000_000
 """The most attempts `list_attempts` returns at once (SQLite integers are 64-bit)."""
 _BUSY_TIMEOUT_MS = 10_000
 _ID_PREFIX = "a-"
+
+UNIQUE_ID_PREFIX = 8
+"""`a-` and the next six characters name one attempt of a store, always."""
+
+_ID_TRIES = 64
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -64,6 +70,7 @@ class AttemptKind(StrEnum):
     APPLY = "apply"
     PROPOSE = "propose"
     WRITE = "write"
+    RECIPE = "recipe"
 
 
 class AttemptStatus(StrEnum):
@@ -183,9 +190,13 @@ class AttemptRecord:
 
 
 def new_attempt_id() -> str:
-    """A short id that sorts by creation time: `a-` + 10 chars of milliseconds + 8 random."""
-    millis = time.time_ns() // 1_000_000
-    return _ID_PREFIX + _base32(millis, 10) + _base32(secrets.randbits(40), 8)
+    """A random id: `a-` + 18 Crockford base-32 characters (90 bits).
+
+    Random from the first character, so ids made a millisecond apart differ where a
+    person starts typing; `Store.record_attempt` also keeps the first
+    `UNIQUE_ID_PREFIX` characters unique within a store.
+    """
+    return _ID_PREFIX + _base32(secrets.randbits(90), 18)
 
 
 def _base32(value: int, width: int) -> str:
@@ -448,8 +459,8 @@ class Store:
 
         Raises `ValueError` if a record with the same id exists.
         """
-        attempt_id = rec.id or new_attempt_id()
         with self._transaction("cannot record the attempt", write=True) as conn:
+            attempt_id = rec.id or _fresh_id(conn)
             if conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone():
                 raise ValueError(f"attempt {attempt_id} is already recorded")
             conn.execute(
@@ -535,7 +546,8 @@ class Store:
         with self._transaction("cannot read the store", write=False) as conn:
             for candidate in candidates:
                 rows = conn.execute(
-                    "SELECT id FROM attempts WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+                    "SELECT id FROM attempts WHERE substr(id, 1, ?) = ?"
+                    " ORDER BY created_at, id LIMIT ?",
                     (len(candidate), candidate, limit),
                 ).fetchall()
                 exact = [r[0] for r in rows if r[0] == candidate]
@@ -583,6 +595,51 @@ class Store:
                 if {f.path: f.after_sha256 for f in rec.files} == wanted:
                     return rec
         return None
+
+    def find_still_applied(
+        self, proposal_id: str, current_sha256: Callable[[str], str | None]
+    ) -> AttemptRecord | None:
+        """The newest applied attempt of `proposal_id` whose files are still as it left them.
+
+        `current_sha256(path)` is the file's sha256 now (`None` when absent); every file
+        the attempt wrote must hash to its recorded result, and a moved file's old path
+        must still be gone. For callers that cannot name the files up front (a patch
+        whose file path is inferred).
+        """
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
+                " ORDER BY created_at DESC, id DESC",
+                (proposal_id, AttemptStatus.APPLIED.value),
+            ).fetchall()
+            for (attempt_id,) in rows:
+                rec = _load(conn, str(attempt_id))
+                if rec.files and all(_still(f, current_sha256) for f in rec.files):
+                    return rec
+        return None
+
+
+def _fresh_id(conn: sqlite3.Connection) -> str:
+    """A new id whose first `UNIQUE_ID_PREFIX` characters no recorded id shares.
+
+    Checked inside the writing transaction, so two processes cannot both take one.
+    """
+    for _ in range(_ID_TRIES):
+        candidate = new_attempt_id()
+        clash = conn.execute(
+            "SELECT 1 FROM attempts WHERE substr(id, 1, ?) = ? LIMIT 1",
+            (UNIQUE_ID_PREFIX, candidate[:UNIQUE_ID_PREFIX]),
+        ).fetchone()
+        if clash is None:
+            return candidate
+    # 30 random bits per prefix: only a store of about a billion attempts gets here.
+    raise sqlite3.OperationalError("no free attempt id prefix")
+
+
+def _still(record: FileRecord, current_sha256: Callable[[str], str | None]) -> bool:
+    if current_sha256(record.path) != record.after_sha256:
+        return False
+    return record.old_path is None or current_sha256(record.old_path) is None
 
 
 def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:

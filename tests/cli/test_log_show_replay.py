@@ -466,3 +466,100 @@ class TestReplay:
 
         assert (code, (target / "greet.py").read_bytes()) == (0, AFTER)
         assert out.startswith("replay of a-REPLAY: identical\n")
+
+
+class TestAmbiguousIds:
+    def test_json_lists_the_matches(self, cli: CliRun, tmp_path: Path) -> None:
+        """`show --json` with an ambiguous prefix gives each match's summary, oldest first."""
+        record(
+            tmp_path,
+            make_record(id="a-AB2", created_at="2024-05-02T00:00:00+00:00"),
+            make_record(id="a-AB1", created_at="2024-05-01T00:00:00+00:00"),
+            make_record(id="a-XY1"),
+        )
+
+        code, out, _ = cli("show", "AB", "--json", "-C", str(tmp_path))
+        payload = json.loads(out)
+
+        assert 2 == code
+        assert ["a-AB1", "a-AB2"] == [m["id"] for m in payload["matches"]]
+        assert {"id", "status", "created_at", "proposal_id", "files"} <= set(payload["matches"][0])
+        assert "RECORD_NOT_FOUND" == payload["errors"][0]["code"]
+
+    def test_text_lists_one_line_per_match(self, cli: CliRun, tmp_path: Path) -> None:
+        record(tmp_path, make_record(id="a-AB1"), make_record(id="a-AB2"))
+
+        code, _, err = cli("show", "a-AB", "-C", str(tmp_path))
+
+        assert 2 == code
+        assert ["a-AB1", "a-AB2"] == [
+            line.split()[0] for line in err.splitlines() if line.startswith("  a-")
+        ]
+
+    def test_unique_prefix_still_shows(self, cli: CliRun, tmp_path: Path) -> None:
+        """The other side: a prefix naming one attempt shows it."""
+        record(tmp_path, make_record(id="a-AB1"), make_record(id="a-XY1"))
+
+        code, out, _ = cli("show", "AB", "-C", str(tmp_path))
+
+        assert (0, True) == (code, out.startswith("attempt   a-AB1"))
+
+    def test_real_ids_are_unique_on_their_typed_prefix(self, tmp_path: Path) -> None:
+        """Twenty attempts made back to back: each one's first 8 characters name only it."""
+        (tmp_path / "a.txt").write_text("0\n")
+        ids = []
+        for n in range(20):
+            diff = f"--- a/a.txt\n+++ b/a.txt\n@@\n-{n}\n+{n + 1}\n"
+            report = patchsmith.apply(diff, tmp_path)
+            assert report.attempt_id is not None
+            ids.append(report.attempt_id)
+
+        assert 20 == len({i[:8] for i in ids})
+
+
+class TestReplayDiverged:
+    def test_diverged_checkout_is_not_written(
+        self, cli: CliRun, checkouts: tuple[Path, Path], git_apply: list[Path]
+    ) -> None:
+        """A target whose file is neither before nor after: nothing written, exit 1."""
+        source, target = checkouts
+        edited = b"def greet():\n    return 'hi'\n\n# local change\n"
+        (target / "greet.py").write_bytes(edited)
+
+        code, out, _ = cli("replay", "a-REPLAY", "--json", "-C", str(target), "--from", str(source))
+        payload = json.loads(out)
+
+        assert 1 == code
+        assert [] == git_apply
+        assert edited == (target / "greet.py").read_bytes()
+        assert "diverged" == payload["status"]
+        assert [sha(edited)] == [f["actual_sha256"] for f in payload["files"]]
+        assert "--onto-diverged" in payload["errors"][0]["hint"]
+
+    def test_onto_diverged_applies(self, cli: CliRun, checkouts: tuple[Path, Path]) -> None:
+        """With the flag the recorded diff goes through the fuzzy apply anyway."""
+        source, target = checkouts
+        (target / "greet.py").write_bytes(BEFORE + b"\n# local change\n")
+
+        code, out, _ = cli(
+            "replay", "a-REPLAY", "-C", str(target), "--from", str(source), "--onto-diverged"
+        )
+
+        assert 1 == code  # applied, but the file is not the recorded one: "different"
+        assert "different" in out
+        assert AFTER + b"\n# local change\n" == (target / "greet.py").read_bytes()
+
+    def test_created_file_already_present_is_diverged(
+        self, cli: CliRun, tmp_path: Path, git_apply: list[Path]
+    ) -> None:
+        source, target = tmp_path / "s", tmp_path / "t"
+        source.mkdir()
+        target.mkdir()
+        (target / "new.py").write_bytes(b"someone else's\n")
+        files = (FileRecord("new.py", Action.CREATE, None, sha(b"x\n")),)
+        record(source, make_record(id="a-NEW", files=files))
+
+        code, out, _ = cli("replay", "a-NEW", "-C", str(target), "--from", str(source))
+
+        assert (1, []) == (code, git_apply)
+        assert "diverged" in out

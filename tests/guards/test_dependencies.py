@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.guards.changes import context, create, update
+from tests.guards.changes import context, create, delete, move, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards import GuardContext
@@ -166,3 +166,76 @@ class TestDependencyGuard:
         failures = DependencyGuard().check([change], by_proposal)
         assert "attrs added" in failures[0].message
         assert "requests" not in failures[0].message
+
+
+class TestManifestReaders:
+    def test_pyproject_details(self) -> None:
+        """Extras, markers, URLs, dependency groups and Poetry groups are all read."""
+        text = """\
+[project]
+dependencies = [
+    "Requests[socks,security]>=2; python_version >= '3.8'",
+    "pkg @ https://example.com/pkg.whl",
+    "not a requirement !!",
+]
+
+[dependency-groups]
+test = ["pytest>=8", {include-group = "lint"}]
+
+[tool.poetry.group.docs.dependencies]
+mkdocs = {version = "^1", optional = true}
+"""
+
+        deps = read_dependencies("pyproject.toml", text)
+
+        assert deps is not None
+        assert (
+            '[security,socks]>=2; python_version >= "3.8"'
+            == deps[("project.dependencies", "requests")]
+        )
+        assert "@ https://example.com/pkg.whl" == deps[("project.dependencies", "pkg")]
+        assert "" == deps[("project.dependencies", "not a requirement !!")]
+        assert ">=8" == deps[("dependency-groups.test", "pytest")]
+        assert (
+            '{"optional": true, "version": "^1"}'
+            == deps[("tool.poetry.group.docs.dependencies", "mkdocs")]
+        )
+
+    def test_cargo_tables(self) -> None:
+        """Per-target and workspace dependency tables are read."""
+        text = (
+            '[workspace.dependencies]\nanyhow = "1"\n'
+            '[target."cfg(unix)".dependencies]\nlibc = { version = "0.2" }\n'
+        )
+
+        deps = read_dependencies("Cargo.toml", text)
+
+        assert {
+            ("workspace.dependencies", "anyhow"): "1",
+            ("target.cfg(unix).dependencies", "libc"): '{"version": "0.2"}',
+        } == deps
+
+    def test_go_single_line_and_json_lists(self) -> None:
+        """A one-line require and a bundleDependencies list are read."""
+        assert {("require", "example.com/m"): "v1.2.3"} == read_dependencies(
+            "go.mod", "module x\nrequire example.com/m v1.2.3 // pinned\nreplace a => b\n"
+        )
+        assert {("bundleDependencies", "a"): ""} == read_dependencies(
+            "package.json", '{"bundleDependencies": ["a", 3], "dependencies": 1}'
+        )
+        assert {} == read_dependencies("package.json", "[1]")
+
+    def test_requirements_continuations(self) -> None:
+        """Backslash continuations join lines; a dangling one still ends the file."""
+        deps = read_dependencies("requirements.in", "numpy \\\n  >=1.26\nrich==13 \\")
+
+        assert {("requirements", "numpy"): ">=1.26", ("requirements", "rich"): "==13"} == deps
+
+    def test_deleting_or_moving_a_manifest(self) -> None:
+        """Deleting a manifest removes every dependency; a manifest moved away does too."""
+        gone = dependency_changes(delete("package.json", PACKAGE_JSON))
+        moved = dependency_changes(move("requirements.txt", "docs/req.md", REQUIREMENTS))
+
+        assert [("lodash", DependencyChangeKind.REMOVED)] == [(c.name, c.kind) for c in gone]
+        assert {"requests", "flask"} == {c.name for c in moved}
+        assert "lodash removed (^4.17.0) in dependencies" == gone[0].describe()

@@ -153,3 +153,18 @@ class TestReviewGuard:
         ]
 
         assert [] == ReviewGuard().check(changes, context(_strict()))
+
+
+class TestWholeContent:
+    def test_whole_file_write_is_reviewed_however_small(self) -> None:
+        """A small change sent as a whole file is reviewed; the same change as a diff is not."""
+        new = ORIGINAL.replace("import os\nimport sys\n", "import sys\nimport os\n")
+        policy = Policy(review=ReviewPolicy(allow_import_reorder=False))
+
+        whole = ReviewGuard().check(
+            [update("a.py", ORIGINAL, new, whole_content=True)], context(policy)
+        )
+        diff = ReviewGuard().check([update("a.py", ORIGINAL, new)], context(policy))
+
+        assert ["imports reordered"] == [f.message.rsplit(": ", 1)[1] for f in whole]
+        assert [] == diff

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,15 +12,15 @@ from tests.oracle.node_reference import (
     OracleUnavailable,
     ReferenceResult,
 )
+from tests.shared_data import parity_dir
 from tests.strategies import DiffCase, model_diffs
 
 from patchsmith.engine import HunkResult, apply_hunks
 
 pytestmark = pytest.mark.oracle
 
-PARITY_APPLY = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "parity" / "parity_apply.json"
-)
+PARITY_APPLY = parity_dir() / "parity_apply.json"
+"""From `../shared/parity/` when present, else the copy vendored in `tests/data/parity/`."""
 
 Apply = Callable[[str, str], HunkResult]
 
@@ -46,7 +45,7 @@ def _compat_apply() -> Apply:
 
 def _parity_records() -> list[dict[str, object]]:
     if not PARITY_APPLY.is_file():
-        pytest.skip("../shared/parity/parity_apply.json is absent (shared material not laid out)")
+        pytest.skip(f"{PARITY_APPLY} is absent")
     records = json.loads(PARITY_APPLY.read_text(encoding="utf-8"))
     assert isinstance(records, list)
     return records

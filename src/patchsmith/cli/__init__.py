@@ -11,16 +11,29 @@ __all__ = ["main"]
 # Subcommand modules, in the order `--help` lists them. Each defines
 # `register(subparsers) -> None`, which adds its parser and sets `func`
 # (a callable taking the parsed namespace and returning the exit code).
-_COMMANDS: tuple[str, ...] = ("apply", "propose", "schema", "log", "show", "replay")
+_COMMANDS: tuple[str, ...] = (
+    "apply",
+    "propose",
+    "recipe",
+    "run_command",
+    "schema",
+    "log",
+    "show",
+    "replay",
+    "tools",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
+    from patchsmith import __version__
+
     parser = argparse.ArgumentParser(
         prog="patchsmith",
         description="Apply the edits language models write to a workspace, safely.",
     )
+    parser.add_argument("--version", action="version", version=f"patchsmith {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         module = importlib.import_module(f"patchsmith.cli.{name}")

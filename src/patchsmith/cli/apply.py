@@ -22,7 +22,7 @@ from patchsmith.report import ApplyReport, ApplyStatus
 if TYPE_CHECKING:
     from patchsmith.policy import Policy
 
-__all__ = ["add_record_option", "print_report", "register", "run"]
+__all__ = ["add_record_option", "edit_format", "print_report", "register", "run"]
 
 FORMATS_HELP = textwrap.dedent(
     """\
@@ -100,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--format",
         default=EditFormat.AUTO,
-        type=_edit_format,
+        type=edit_format,
         metavar="{" + ",".join(f.value for f in EditFormat) + "}",
         help="the edit format (default: auto-detect; aliases such as diff or aider accepted)",
     )
@@ -169,7 +169,7 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _edit_format(name: str) -> EditFormat:
+def edit_format(name: str) -> EditFormat:
     """argparse type: a format name or alias, else a usage error (exit 2)."""
     from patchsmith.formats.registry import format_named
 
@@ -238,8 +238,9 @@ def _print_human(command: str, report: ApplyReport) -> None:
     verb = "would apply" if report.check else "applied"
     for f in report.files:
         target = f" -> {f.new_path}" if f.new_path else ""
+        mode = f" mode {f.mode}" if f.mode else ""
         sys.stdout.write(
-            f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits)\n"
+            f"{f.action.value:7} {f.path}{target} ({f.hunks_applied}/{f.hunks_total} edits){mode}\n"
         )
     for condition in (*report.preconditions, *report.postconditions):
         sys.stdout.write(

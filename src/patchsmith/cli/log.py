@@ -16,6 +16,7 @@ from patchsmith.store import (
     DB_FILE_NAME,
     MAX_LIST_LIMIT,
     STATE_DIR_NAME,
+    UNIQUE_ID_PREFIX,
     AttemptRecord,
     Store,
 )
@@ -24,15 +25,21 @@ __all__ = [
     "EXIT_OK",
     "EXIT_REFUSED",
     "EXIT_USAGE",
+    "AmbiguousAttemptId",
     "add_store_options",
     "exit_code_for",
     "fail",
+    "fail_refusal",
     "load_attempt",
     "open_store",
     "register",
     "run",
     "write_json",
 ]
+
+
+AMBIGUOUS_LIMIT = 20
+"""At most this many matches of an ambiguous id prefix are listed."""
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
@@ -94,16 +101,55 @@ def load_attempt(root: Path, attempt_id: str) -> AttemptRecord:
     if store is None:
         raise _not_found(f"nothing is recorded under {root}", "record an attempt first")
     with store:
-        matches = store.find_ids(attempt_id, limit=5)
-        record = store.get(matches[0]) if len(matches) == 1 else None
-    if record is not None:
-        return record
-    if matches:
-        shown = ", ".join(matches)
-        raise _not_found(
-            f"id prefix {attempt_id!r} matches several attempts: {shown}", "give more characters"
+        matches = store.find_ids(attempt_id, limit=AMBIGUOUS_LIMIT)
+        if len(matches) == 1:
+            record = store.get(matches[0])
+            if record is not None:
+                return record
+        candidates = tuple(r for m in matches if (r := store.get(m)) is not None)
+    if candidates:
+        shown = ", ".join(r.id for r in candidates)
+        more = " (and maybe more)" if len(matches) == AMBIGUOUS_LIMIT else ""
+        raise AmbiguousAttemptId(
+            _not_found(
+                f"id prefix {attempt_id!r} matches several attempts: {shown}{more}",
+                f"give more characters: the first {UNIQUE_ID_PREFIX} of an id are unique",
+            ).failures,
+            candidates,
         )
     raise _not_found(f"no attempt with id {attempt_id!r}", "list the ids with `patchsmith log`")
+
+
+class AmbiguousAttemptId(PatchRefused):
+    """An id prefix that names several attempts; `matches` holds them, oldest first."""
+
+    def __init__(
+        self, failures: tuple[PatchFailure, ...], matches: tuple[AttemptRecord, ...]
+    ) -> None:
+        super().__init__(failures)
+        self.matches = matches
+
+
+def fail_refusal(command: str, refusal: PatchRefused, *, as_json: bool) -> int:
+    """Report a refusal of a store-reading command; an ambiguous id lists its matches."""
+    matches = refusal.matches if isinstance(refusal, AmbiguousAttemptId) else ()
+    code = exit_code_for(refusal)
+    if as_json:
+        document: dict[str, object] = {
+            "status": "error",
+            "errors": [f.to_json() for f in refusal.failures],
+        }
+        if matches:
+            document["matches"] = [m.summary_json() for m in matches]
+        write_json(document)
+        return code
+    print_failures(command, refusal.failures, excerpts=False)
+    for match in matches:
+        sys.stderr.write(
+            f"  {match.id}  {match.created_at}  {match.kind.value:<7} {match.status.value:<15} "
+            f"{match.proposal_id}\n"
+        )
+    return code
 
 
 def _not_found(message: str, hint: str) -> PatchRefused:

@@ -13,7 +13,8 @@ __all__ = ["register", "run"]
 
 EPILOG = """\
 The proposal is a JSON or YAML object; `patchsmith schema` prints its JSON Schema.
-Operations of type ast_transform and command are refused (NOT_SUPPORTED_YET).
+Operations of type ast_transform run a recipe; command operations run an allow-listed
+profile on a scratch copy (see `patchsmith run-command --list`).
 
 exit status: 0 applied (or would be, with --check), or already applied;
 1 refused, nothing changed; 2 usage error (e.g. FILE cannot be read).

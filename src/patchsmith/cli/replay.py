@@ -2,7 +2,9 @@
 
 The record is read from the store at `--from DIR` (default: the `-C DIR`
 workspace itself); its applied diff goes through the public `patchsmith.apply`,
-then every touched file's sha256 is compared with the recorded after-hash.
+then every touched file's sha256 is compared with the recorded after-hash. A
+checkout whose files are neither as the attempt found them nor as it left them
+has diverged: nothing is written there unless `--onto-diverged` asks for it.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from patchsmith.cli.log import (
     EXIT_REFUSED,
     EXIT_USAGE,
     add_store_options,
-    exit_code_for,
     fail,
+    fail_refusal,
     load_attempt,
     write_json,
 )
@@ -41,6 +43,9 @@ class ReplayStatus(StrEnum):
     """The diff applied but some file's content differs from the recording."""
     ALREADY_APPLIED = "already_applied"
     """Every touched file already had its recorded after-hash; nothing was written."""
+    DIVERGED = "diverged"
+    """Some touched file is neither as the attempt found it nor as it left it; nothing was
+    written (`--onto-diverged` applies the diff anyway)."""
     REFUSED = "refused"
     PARTIAL = "partial"
 
@@ -95,6 +100,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="the workspace whose store holds the attempt (default: -C DIR)",
     )
+    parser.add_argument(
+        "--onto-diverged",
+        action="store_true",
+        help="apply the diff even when the checkout's files are not as the attempt found "
+        "them (default: write nothing and report `diverged`)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -114,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                 ]
             )
     except PatchRefused as refusal:
-        return fail("replay", refusal.failures, as_json=as_json, exit_code=exit_code_for(refusal))
+        return fail_refusal("replay", refusal, as_json=as_json)
     if not attempt.applied_diff:
         failure = PatchFailure(
             code=FailureCode.NO_CHANGE,
@@ -122,14 +133,14 @@ def run(args: argparse.Namespace) -> int:
             hint="replay an attempt whose status is applied",
         )
         return fail("replay", (failure,), as_json=as_json, exit_code=EXIT_USAGE)
-    status, checks, failures = _replay(attempt, root)
+    status, checks, failures = _replay(attempt, root, onto_diverged=args.onto_diverged)
     _report(attempt, status, checks, failures, as_json=as_json)
     ok = status in (ReplayStatus.IDENTICAL, ReplayStatus.ALREADY_APPLIED)
     return EXIT_OK if ok else EXIT_REFUSED
 
 
 def _replay(
-    attempt: AttemptRecord, root: Path
+    attempt: AttemptRecord, root: Path, *, onto_diverged: bool = False
 ) -> tuple[ReplayStatus, tuple[FileCheck, ...], tuple[PatchFailure, ...]]:
     recorded = [f.path for f in attempt.files] + [f.old_path for f in attempt.files if f.old_path]
     # The store is data on disk like any other: its paths are checked before use.
@@ -143,6 +154,15 @@ def _replay(
     before = _check(attempt, root)
     if before and all(c.identical for c in before):
         return ReplayStatus.ALREADY_APPLIED, before, ()
+    base = _check_base(attempt, root)
+    if not onto_diverged and not all(c.identical for c in base):
+        changed = ", ".join(c.path for c in base if not c.identical)
+        failure = PatchFailure(
+            code=FailureCode.STALE_FILE,
+            message=f"the checkout has diverged from attempt {attempt.id}'s base: {changed}",
+            hint="nothing was written; pass --onto-diverged to apply the recorded diff anyway",
+        )
+        return ReplayStatus.DIVERGED, base, (failure,)
     apply = _public_apply()
     if apply is None:
         failure = PatchFailure(
@@ -180,6 +200,19 @@ def _check(attempt: AttemptRecord, root: Path) -> tuple[FileCheck, ...]:
         FileCheck(f.old_path, None, _hash_file(root / f.old_path))
         for f in attempt.files
         if f.old_path
+    ]
+    return tuple(checks)
+
+
+def _check_base(attempt: AttemptRecord, root: Path) -> tuple[FileCheck, ...]:
+    """Each touched file against the hash the attempt found (a created file: absent)."""
+    checks = [
+        FileCheck(f.old_path or f.path, f.before_sha256, _hash_file(root / (f.old_path or f.path)))
+        for f in attempt.files
+    ]
+    # A move's target (and a created file) must not exist yet.
+    checks += [
+        FileCheck(f.path, None, _hash_file(root / f.path)) for f in attempt.files if f.old_path
     ]
     return tuple(checks)
 

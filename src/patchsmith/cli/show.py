@@ -9,8 +9,7 @@ from pathlib import Path
 from patchsmith.cli.log import (
     EXIT_OK,
     add_store_options,
-    exit_code_for,
-    fail,
+    fail_refusal,
     load_attempt,
     write_json,
 )
@@ -38,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         attempt = load_attempt(Path(args.root), args.id)
     except PatchRefused as refusal:
-        return fail("show", refusal.failures, as_json=as_json, exit_code=exit_code_for(refusal))
+        return fail_refusal("show", refusal, as_json=as_json)
     if as_json:
         write_json({"status": "ok", "attempt": attempt.to_json(), "errors": []})
     else:

@@ -161,6 +161,9 @@ def _header_path(value: str) -> str | None:
     return path
 
 
+_MODE_KEYS = ("old mode", "new mode", "new file mode", "deleted file mode")
+
+
 def _strip_prefixes(old: str | None, new: str | None) -> tuple[str | None, str | None]:
     """Drop git's `a/` and `b/` (only when used consistently) and one leading `./`."""
 
@@ -368,10 +371,31 @@ class _Parser:
             old = facts.get("rename from", old)
             new = facts.get("rename to", new)
         if self._header_pair(i):
-            old, new = _strip_prefixes(
+            header_old, header_new = _strip_prefixes(
                 _header_path(_bare(self.lines[i])[4:]),
                 _header_path(_bare(self.lines[i + 1])[4:]),
             )
+            named = {old, new}
+            if (
+                any(key in facts for key in _MODE_KEYS)
+                and not {
+                    header_old,
+                    header_new,
+                }
+                - {None}
+                <= named
+            ):
+                # A mode line must not go to a file the `diff --git` line does not name
+                # (a mode-only section followed by a header-less one is written this way).
+                _, end = self._hunks(i + 2)
+                self._problem(
+                    "the 'diff --git' line and the '---'/'+++' lines name different files, "
+                    "so the mode line's file is unclear",
+                    start,
+                    end - 1,
+                )
+                return end
+            old, new = header_old, header_new
             i += 2
         if "new file mode" in facts:
             old = None

@@ -176,12 +176,13 @@ def _comment_key(line: str) -> str:
 class ReviewGuard(Guard):
     """Refuse a large rewrite that drifts beyond the policy's `[policy.review]` thresholds.
 
-    What: each updated text file whose diff has at least `min_changed_lines`
-    changed lines (or that lies in a file the proposal declares `target_regions`
-    for) is measured: hunks outside the declared regions (widened by
-    `region_margin`), formatting-only hunks (only whitespace or wrapping
-    differs), imports whose relative order changed, and comment lines whose text
-    is gone from the new file. Any count above its threshold refuses the change.
+    What: each updated text file sent whole (a whole-file edit or a direct
+    write), whose diff has at least `min_changed_lines` changed lines, or for
+    which the proposal declares `target_regions`, is measured: hunks outside
+    the declared regions (widened by `region_margin`), formatting-only hunks
+    (only whitespace or wrapping differs), imports whose relative order
+    changed, and comment lines whose text is gone from the new file. Any count
+    above its threshold refuses the change.
     Command-generated changes (a formatter's whole job is churn) are not reviewed.
     Why: a model that rewrites a whole file to change one function also changes
     what it never read carefully; reviewers miss such drift in a large diff.
@@ -207,7 +208,9 @@ class ReviewGuard(Guard):
                 continue
             regions = [r for r in ctx.target_regions if r.path in (change.path, change.old_path)]
             drift = measure_drift(change.path, old, new, regions, review.region_margin)
-            if not regions and drift.changed_lines < review.min_changed_lines:
+            if not (regions or change.whole_content) and (
+                drift.changed_lines < review.min_changed_lines
+            ):
                 continue
             found = drift.violations(review)
             if found:

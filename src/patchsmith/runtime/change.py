@@ -33,5 +33,7 @@ class FileChange:
     """Why this file changes (a proposal's objective, a direct write's reason)."""
     generated_by_command: bool = False
     """True for changes a command profile produced (lockfiles may only change this way)."""
+    whole_content: bool = False
+    """True when the new text was sent whole (a whole-file edit, a direct write), not as a diff."""
     old_links: int = 1
     """How many hard links the old file has; an edit through one name would split them."""

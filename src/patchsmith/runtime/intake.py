@@ -33,7 +33,7 @@ from patchsmith.formats.script import (
 from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.excerpts import masked_excerpt, nearest_paths
 from patchsmith.runtime.textfile import TextFile
-from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace
 
 __all__ = ["FileOutcome", "StagePlan", "stage_script"]
@@ -53,15 +53,22 @@ class FileOutcome:
     hunks_applied: int
     hunks_total: int
     new_path: str | None = None
+    mode: str | None = None
+    """The git mode a `new mode` / `new file mode` line gave the file (`100755`, `100644`)."""
     placements: tuple[HunkPlacement, ...] = ()
 
 
 @dataclass(frozen=True)
 class StagePlan:
-    """The per-file outcomes, every failure found while locating edits, and the warnings."""
+    """The per-file outcomes and every failure found while locating edits.
+
+    `modes_in_place` names the files whose mode line asked for the mode they already
+    have, and whose text the edit leaves as it is: a mode change already applied.
+    """
 
     files: tuple[FileOutcome, ...]
     failures: tuple[PatchFailure, ...]
+    modes_in_place: tuple[str, ...] = ()
     warnings: tuple[ApplyWarning, ...] = ()
 
 
@@ -77,6 +84,10 @@ class _File:
     applied: int = 0
     total: int = 0
     failed: bool = False
+    executable: bool | None = None
+    """What a git mode line asks of the execute bits; `None`: keep them."""
+    whole: bool = False
+    """The text was sent whole at least once (the review guard looks closer)."""
     placements: list[HunkPlacement] = field(default_factory=list)
 
 
@@ -87,6 +98,7 @@ class _Run:
     partial: bool
     files: dict[str, _File] = field(default_factory=dict)
     failures: list[PatchFailure] = field(default_factory=list)
+    modes_in_place: list[str] = field(default_factory=list)
     warnings: list[ApplyWarning] = field(default_factory=list)
 
     def fail(self, failure: PatchFailure) -> None:
@@ -135,41 +147,88 @@ def stage_script(
         _outcome(f) for f in run.files.values() if f.total or f.action != Action.UPDATE
     )
     if run.failures and not partial:
-        return StagePlan(outcomes, tuple(run.failures), tuple(run.warnings))
+        return StagePlan(
+            outcomes, tuple(run.failures), tuple(run.modes_in_place), tuple(run.warnings)
+        )
     for state in run.files.values():
         if state.failed and not state.applied:
             continue
-        failure = _stage(transaction, state)
+        failure = _stage(run, transaction, state)
         if failure is not None:
             run.fail(failure)
-    return StagePlan(outcomes, tuple(run.failures), tuple(run.warnings))
+    return StagePlan(outcomes, tuple(run.failures), tuple(run.modes_in_place), tuple(run.warnings))
 
 
 def _outcome(state: _File) -> FileOutcome:
+    mode = None if state.executable is None else _GIT_MODES[state.executable]
     return FileOutcome(
         state.path,
         state.action,
         state.applied,
         state.total,
         state.moved_to,
+        mode,
         tuple(state.placements),
     )
 
 
-def _stage(tx: Transaction, state: _File) -> PatchFailure | None:
+def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
+    executable = state.executable
     if state.moved_to is not None:
         if state.text is None:
             return None
-        return tx.move(state.path, state.moved_to, state.text)
+        return tx.move(state.path, state.moved_to, state.text, executable=executable)
     if state.original is None:
         if state.text is None:
             return None
-        return tx.create(state.path, state.text)
+        return tx.create(state.path, state.text, EXECUTABLE_FILE_MODE if executable else None)
     if state.text is None:
         return tx.delete(state.path)
-    if state.text == state.original.text:
+    mode = state.original.mode
+    if state.text == state.original.text and with_executable(mode, executable) == mode:
+        if executable is not None:
+            run.modes_in_place.append(state.path)
         return None
-    return tx.update(state.path, state.text)
+    return tx.update(state.path, state.text, executable=executable, whole_content=state.whole)
+
+
+# -- git modes -------------------------------------------------------------------------------------
+
+_GIT_MODES = {True: "100755", False: "100644"}
+_FILE_TYPE_BITS = 0o170000
+_REGULAR_FILE = 0o100000
+
+
+def _executable(edit: FileEdit) -> bool | PatchFailure | None:
+    """What the edit's git mode line asks of the execute bits (`None`: no line, keep them).
+
+    Symlink and submodule modes never get here: they are refused before staging.
+    """
+    if edit.new_mode is None or edit.action is Action.DELETE:
+        return None
+    try:
+        mode = int(edit.new_mode, 8)
+    except ValueError:
+        mode = 0
+    if mode & _FILE_TYPE_BITS != _REGULAR_FILE:
+        where = edit.new_path or edit.path or "the file"
+        return PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"{where}: mode {edit.new_mode!r} is not a file mode git writes",
+            file=edit.new_path or edit.path or None,
+            hint="Use 'new mode 100755' for an executable file or 'new mode 100644' for a "
+            "plain one, or leave the mode line out.",
+        )
+    return bool(mode & 0o100)
+
+
+def _set_mode(state: _File, executable: bool | None) -> None:
+    """Record a mode line on the file; it counts as one edit, applied when staged."""
+    if executable is None:
+        return
+    state.executable = executable
+    state.total += 1
+    state.applied += 1
 
 
 # -- paths and files -----------------------------------------------------------------------------
@@ -244,6 +303,10 @@ def _sha(state: _File) -> str | None:
 
 
 def _apply_edit(run: _Run, edit: FileEdit) -> None:
+    executable = _executable(edit)
+    if isinstance(executable, PatchFailure):
+        run.fail(executable)
+        return
     path = edit.path
     if not path:
         guessed = _guess_file(run, edit.ops)
@@ -251,16 +314,16 @@ def _apply_edit(run: _Run, edit: FileEdit) -> None:
             return
         path = guessed
     if edit.action is Action.CREATE:
-        _create(run, path, edit)
+        _create(run, path, edit, executable)
     elif edit.action is Action.DELETE:
         _delete(run, path, edit)
     elif edit.action is Action.MOVE:
-        _move(run, path, edit)
+        _move(run, path, edit, executable)
     else:
-        _update(run, path, edit)
+        _update(run, path, edit, executable)
 
 
-def _create(run: _Run, path: str, edit: FileEdit) -> None:
+def _create(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None:
     state = _open(run, path, must_exist=False)
     if state is None:
         return
@@ -284,6 +347,8 @@ def _create(run: _Run, path: str, edit: FileEdit) -> None:
     state.text = content
     state.action = Action.CREATE
     state.applied += 1
+    # The mode of a new file is part of creating it, not an edit of its own.
+    state.executable = executable
 
 
 def _delete(run: _Run, path: str, edit: FileEdit) -> None:
@@ -336,7 +401,7 @@ def _normalised(text: str) -> list[str]:
     return [line.rstrip() for line in text.replace("\r\n", "\n").rstrip("\n").split("\n")]
 
 
-def _move(run: _Run, path: str, edit: FileEdit) -> None:
+def _move(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None:
     state = _open(run, path, must_exist=True)
     if state is None or edit.new_path is None:
         if edit.new_path is None:
@@ -363,6 +428,7 @@ def _move(run: _Run, path: str, edit: FileEdit) -> None:
         state.failed = True
         return
     _run_ops(run, state, edit.ops)
+    _set_mode(state, executable)
     state.action = Action.MOVE
     state.moved_to = target if target != state.path else None
     if state.moved_to is not None:
@@ -370,12 +436,14 @@ def _move(run: _Run, path: str, edit: FileEdit) -> None:
         state.total += 1
 
 
-def _update(run: _Run, path: str, edit: FileEdit) -> None:
+def _update(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None:
     whole = all(isinstance(op, WholeContent) for op in edit.ops) and edit.ops
     creates = all(isinstance(op, SearchReplace) and not op.search for op in edit.ops) and edit.ops
     state = _open(run, path, must_exist=not (whole or creates))
     if state is None:
         return
+    if whole:
+        state.whole = True
     if state.text is None:
         state.action = Action.CREATE
         state.text = ""
@@ -383,6 +451,7 @@ def _update(run: _Run, path: str, edit: FileEdit) -> None:
             # Deleted earlier in this same patch: recreating it is an update of the original.
             state.action = Action.UPDATE
     _run_ops(run, state, edit.ops)
+    _set_mode(state, executable)
 
 
 def _run_ops(run: _Run, state: _File, ops: Sequence[EditOp]) -> None:

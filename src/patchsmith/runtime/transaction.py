@@ -16,7 +16,7 @@ import os
 import shutil
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
@@ -41,17 +41,40 @@ from patchsmith.runtime.journal import (
     open_pending,
     roll_back,
 )
+from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
 from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
 from patchsmith.runtime.workspace import Workspace, os_failure
 
-__all__ = ["DEFAULT_FILE_MODE", "StepCallback", "Transaction"]
+__all__ = [
+    "DEFAULT_FILE_MODE",
+    "EXECUTABLE_FILE_MODE",
+    "StepCallback",
+    "Transaction",
+    "with_executable",
+]
 
 DEFAULT_FILE_MODE = 0o666
 """Permission bits of a created file when none are given, before the umask (as `open`)."""
 
+EXECUTABLE_FILE_MODE = 0o777
+"""Permission bits of a created executable (`new file mode 100755`), before the umask."""
+
 StepCallback = Callable[[str], None]
 """Called with a step's name (`"journal"`, `"write a.py"`...) before the step runs."""
+
+
+def with_executable(mode: int, executable: bool | None) -> int:
+    """`mode` with execute bits set (for whoever may read) or cleared, as git's modes say.
+
+    git records only 100644 or 100755, so `chmod +x` of a 0o640 file is 0o750: the
+    execute bits follow the read bits rather than granting anyone new access.
+    """
+    if executable is None:
+        return mode
+    if executable:
+        return mode | ((mode & 0o444) >> 2)
+    return mode & ~0o111
 
 
 class _State(Enum):
@@ -67,6 +90,12 @@ def _conflict(path: str, message: str) -> PatchFailure:
         file=path,
         hint="combine the edits to one file into a single change",
     )
+
+
+def _decoded(path: str, data: bytes, mode: int | None) -> str | None:
+    """The text of `data` as the guards see it, `None` when it is binary or undecodable."""
+    decoded = decode_file(path, data, 0o644 if mode is None else mode)
+    return None if isinstance(decoded, PatchFailure) else decoded.text
 
 
 def _no_step(_name: str) -> None:
@@ -117,6 +146,8 @@ class Transaction:
         self._workspace = workspace
         self._staged: dict[str, FileChange] = {}
         self._claimed: dict[str, str] = {}
+        # every folder above a claimed path: an overlap check in O(depth), not O(staged)
+        self._claimed_folders: dict[str, str] = {}
         self._state = _State.OPEN
 
     def __enter__(self) -> Transaction:
@@ -147,8 +178,19 @@ class Transaction:
 
     # staging
 
-    def update(self, path: str, new_text: str, *, reason: str = "") -> PatchFailure | None:
-        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept."""
+    def update(
+        self,
+        path: str,
+        new_text: str,
+        *,
+        reason: str = "",
+        executable: bool | None = None,
+        whole_content: bool = False,
+    ) -> PatchFailure | None:
+        """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
+
+        `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
+        """
         self._ensure_open()
         target = self._target(path, follow_final=True)
         if isinstance(target, PatchFailure):
@@ -174,8 +216,9 @@ class Transaction:
             old_text=current.text,
             new_text=new_text,
             old_mode=current.mode,
-            new_mode=current.mode,
+            new_mode=with_executable(current.mode, executable),
             reason=reason,
+            whole_content=whole_content,
             old_links=raw.links,
         )
         self._stage(change, f"update of {target}")
@@ -244,10 +287,87 @@ class Transaction:
         self._stage(change, f"deletion of {source}")
         return None
 
-    def move(
-        self, src: str, dst: str, new_text: str | None = None, *, reason: str = ""
+    def stage_generated(
+        self, path: str, new_bytes: bytes | None, mode: int | None = None, *, reason: str = ""
     ) -> PatchFailure | None:
-        """Stage renaming `src` to the free path `dst`, with `new_text` if given; mode is kept."""
+        """Stage a command's output for `path`, byte for byte (`None` deletes the file).
+
+        The change is marked `generated_by_command`, unless an earlier edit in this
+        transaction already changed the file: then the command's bytes replace that
+        edit's new content and the change stays a hand edit, judged as one by the guards.
+        `mode` is the permission bits of a file the command created.
+        """
+        self._ensure_open()
+        target = self._target(path, follow_final=False)
+        if isinstance(target, PatchFailure):
+            return target
+        staged = self._staged.get(target)
+        if staged is not None:
+            if new_bytes is None or staged.action is Action.DELETE:
+                return _conflict(
+                    target,
+                    f"{target} is already staged ({self._claimed[target]}); "
+                    "the command cannot also create or delete it",
+                )
+            text = _decoded(target, new_bytes, staged.new_mode)
+            self._staged[target] = replace(staged, new_bytes=new_bytes, new_text=text)
+            return None
+        if new_bytes is None:
+            failure = self.delete(target, reason=reason)
+            if failure is None:
+                self._staged[target] = replace(self._staged[target], generated_by_command=True)
+            return failure
+        if not self._workspace.lexists(target):
+            failure = self._check_free(target)
+            if failure is not None:
+                return failure
+            new_mode = (DEFAULT_FILE_MODE & ~current_umask()) if mode is None else mode
+            change = FileChange(
+                path=target,
+                action=Action.CREATE,
+                old_path=None,
+                old_bytes=None,
+                new_bytes=new_bytes,
+                new_text=_decoded(target, new_bytes, new_mode),
+                new_mode=new_mode,
+                reason=reason,
+                generated_by_command=True,
+            )
+            self._stage(change, f"creation of {target} by a command")
+            return None
+        raw = self._workspace.read_raw(target)
+        if isinstance(raw, PatchFailure):
+            return raw
+        change = FileChange(
+            path=target,
+            action=Action.UPDATE,
+            old_path=target,
+            old_bytes=raw.raw,
+            new_bytes=new_bytes,
+            old_text=_decoded(target, raw.raw, raw.mode),
+            new_text=_decoded(target, new_bytes, raw.mode),
+            old_mode=raw.mode,
+            new_mode=raw.mode,
+            reason=reason,
+            generated_by_command=True,
+            old_links=raw.links,
+        )
+        self._stage(change, f"update of {target} by a command")
+        return None
+
+    def move(
+        self,
+        src: str,
+        dst: str,
+        new_text: str | None = None,
+        *,
+        reason: str = "",
+        executable: bool | None = None,
+    ) -> PatchFailure | None:
+        """Stage renaming `src` to the free path `dst`, with `new_text` if given.
+
+        The mode is kept, except that `executable` sets or clears the execute bits.
+        """
         self._ensure_open()
         found = self._existing_source(src)
         if isinstance(found, PatchFailure):
@@ -278,7 +398,7 @@ class Transaction:
             old_text=current.text,
             new_text=text,
             old_mode=current.mode,
-            new_mode=current.mode,
+            new_mode=with_executable(current.mode, executable),
             reason=reason,
             old_links=current.links,
         )
@@ -287,11 +407,14 @@ class Transaction:
 
     # committing
 
-    def commit(self, *, on_step: StepCallback | None = None) -> PatchFailure | None:
+    def commit(
+        self, *, on_step: StepCallback | None = None, leave_no_state: bool = False
+    ) -> PatchFailure | None:
         """Write every staged change or none; IO_ERROR (rolled back) if the disk fails midway.
 
         STALE_FILE or FILE_ALREADY_EXISTS when the disk changed since staging (nothing
-        is written then).
+        is written then). With `leave_no_state` (no audit record wanted), a `.patchsmith/`
+        this commit had to make for its lock is removed again afterwards.
         """
         self._ensure_open()
         self._state = _State.COMMITTED
@@ -300,6 +423,7 @@ class Transaction:
         if workspace.blocking_failures:
             return workspace.blocking_failures[0]
         changes = self.changes
+        made_state_dir = not os.path.lexists(workspace.real_root / STATE_DIR_NAME)
         try:
             with workspace.lock():
                 # Another process may have died mid-commit since this one staged: put
@@ -307,7 +431,10 @@ class Transaction:
                 blocking = workspace.recover_locked()
                 if blocking:
                     return blocking[0]
-                return self._commit_locked(changes, step)
+                failure = self._commit_locked(changes, step)
+                if leave_no_state and made_state_dir:
+                    workspace.discard_state_dir()
+                return failure
         except StateDirUnsafe as exc:
             return unsafe_failure(exc)
         except OSError as exc:
@@ -544,10 +671,20 @@ class Transaction:
     def _check_unclaimed(self, path: str) -> PatchFailure | None:
         if path in self._claimed:
             return _conflict(path, f"{path} is already staged ({self._claimed[path]})")
-        for claimed, what in self._claimed.items():
-            if claimed.startswith(path + "/") or path.startswith(claimed + "/"):
-                return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        if path in self._claimed_folders:
+            claimed = self._claimed_folders[path]
+            what = self._claimed[claimed]
+            return _conflict(path, f"{path} overlaps {claimed}, already staged ({what})")
+        for folder in _parents(path):
+            if folder in self._claimed:
+                what = self._claimed[folder]
+                return _conflict(path, f"{path} overlaps {folder}, already staged ({what})")
         return None
+
+    def _claim(self, path: str, what: str) -> None:
+        self._claimed[path] = what
+        for folder in _parents(path):
+            self._claimed_folders.setdefault(folder, path)
 
     def _check_free(self, path: str) -> PatchFailure | None:
         workspace = self._workspace
@@ -571,6 +708,6 @@ class Transaction:
 
     def _stage(self, change: FileChange, what: str, also: str | None = None) -> None:
         self._staged[change.path] = change
-        self._claimed[change.path] = what
+        self._claim(change.path, what)
         if also is not None:
-            self._claimed[also] = what
+            self._claim(also, what)

@@ -28,6 +28,7 @@ from patchsmith.runtime.statedir import (
     ensure_state_dir,
     ensure_subdir,
     open_lock_file,
+    prepare_state_dir,
     unsafe_failure,
 )
 from patchsmith.runtime.textfile import TextFile, decode_file
@@ -88,6 +89,16 @@ def _recovery_warnings(result: RecoveryResult) -> tuple[PatchFailure, ...]:
         for journal_id in result.pending
     )
     return (*quarantined, *pending)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """True when `fd` is still the file at `path` (not unlinked or replaced)."""
+    try:
+        named = os.lstat(path)
+    except OSError:
+        return False
+    opened = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 class Workspace:
@@ -220,12 +231,44 @@ class Workspace:
             return
         import fcntl
 
-        fd = open_lock_file(self.state_dir)
+        while True:
+            state_dir = self.state_dir
+            fd = open_lock_file(state_dir)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, state_dir / "lock"):
+                break
+            # The holder removed the state directory (`discard_state_dir`) while this
+            # process waited on its lock file: lock the one that exists now instead.
+            os.close(fd)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)
+
+    def discard_state_dir(self) -> None:
+        """Remove `.patchsmith/` again if it holds nothing but a lock and a `.gitignore`.
+
+        Called under `lock()` by a commit that made the directory only to lock it (no
+        audit record wanted): such a run leaves no trace in the workspace. Anything else
+        in it (a record, a journal left by a crash) keeps it.
+        """
+        directory = self.real_root / STATE_DIR_NAME
+        with contextlib.suppress(OSError):
+            (directory / "journal").rmdir()  # only when empty
+        try:
+            if not {entry.name for entry in os.scandir(directory)} <= {"lock", ".gitignore"}:
+                return
+            (directory / "lock").unlink()
+            (directory / ".gitignore").unlink(missing_ok=True)
+            directory.rmdir()
+        except OSError:
+            # Someone wrote here meanwhile: keep the directory, and keep it ignored by git.
+            with contextlib.suppress(OSError):
+                prepare_state_dir(directory)
 
     def recover_locked(self, *, restore: bool = True) -> tuple[PatchFailure, ...]:
         """Recover leftover journals; the caller holds `lock()`. Returns why not to write.

@@ -1,0 +1,209 @@
+"""How a recipe run compares with plain `ast-grep scan` of the same rule, on a generated tree.
+
+Run: `python bench/codemod_speed.py [--files N] [--every K] [--repeat R]` (default 10,000 files,
+one in 10 matching, best of 3).
+
+A tree of N small Python test modules is generated in a temporary directory (a git-like
+layout of packages, 30 lines each; every K-th file holds `self.assertEqual(...)` calls).
+Then, in one run, taking turns:
+
+- `ast-grep scan`: the rule alone, one `ast-grep scan --inline-rules ... --json=stream` over the
+  tree (what a user would run by hand to see the matches);
+- `recipe dry run`: `run_recipe(..., apply=False, record=False)`: file selection, the same scan,
+  the replacements in memory, the idempotency re-run, the per-file guards, staging and every
+  guard of the default policy, the diff;
+- `recipe apply`: `apply=True` with the audit record: the idempotency re-run, staging, every
+  guard, the journalled commit (each file and its backup fsynced) and the record (timed on a
+  fresh copy of the tree each time);
+- `recipe apply, fsync off`: the same with `os.fsync` made a no-op, in this process only: what
+  the recipe machinery costs apart from the disk's durability.
+
+Memory: each size in `--sizes` is run in a fresh interpreter (a dry run), and its peak resident
+memory is reported beside the tree's size; a flat column means memory does not grow with the
+number of files. Prints markdown tables; compare ratios from one run, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+RULE = "self.assertEqual($A, $B)"
+RECIPE = f"""\
+recipe_id: bench-assert-equal
+language: python
+summary: assertEqual to assert
+operations:
+  - type: ast_grep_rule
+    id: assert-equal
+    rule: {{pattern: "{RULE}"}}
+    fix: "assert $A == $B"
+"""
+
+MATCHING = """\
+import unittest
+
+
+class Test{n}(unittest.TestCase):
+    def test_values(self):
+        self.assertEqual(compute({n}), {n})
+        self.assertEqual(len(items({n})), 3)
+
+    def test_more(self):
+        value = compute({n}) + 1
+        self.assertEqual(value, {n} + 1)
+"""
+
+PLAIN = """\
+import unittest
+
+
+class Test{n}(unittest.TestCase):
+    def test_values(self):
+        assert compute({n}) == {n}
+        assert len(items({n})) == 3
+
+    def test_more(self):
+        value = compute({n}) + 1
+        assert value == {n} + 1
+"""
+
+FILLER = "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + 1\n" for i in range(6))
+
+
+def generate(root: Path, files: int, every: int) -> None:
+    """`files` modules in packages of 100; every `every`-th one matches the rule."""
+    for n in range(files):
+        folder = root / "src" / f"pkg{n // 100:03d}" / "tests"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = (MATCHING if n % every == 0 else PLAIN).format(n=n)
+        (folder / f"test_mod{n:05d}.py").write_text(body + FILLER, encoding="utf-8")
+
+
+def ast_grep_alone(root: Path) -> float:
+    from patchsmith.codemod.backends.astgrep import ast_grep_binary
+
+    binary = ast_grep_binary()
+    assert binary is not None, "ast-grep is not installed"
+    rule = f"id: r\nlanguage: python\nrule: {{pattern: '{RULE}'}}\nfix: 'assert $A == $B'\n"
+    started = time.perf_counter()
+    done = subprocess.run(
+        [binary, "scan", "--inline-rules", rule, "--json=stream", "."],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
+    elapsed = time.perf_counter() - started
+    assert done.stdout.count(b"\n") > 0
+    return elapsed
+
+
+def recipe_run(root: Path, *, apply: bool, fsync: bool = True) -> tuple[float, int]:
+    from patchsmith.codemod import parse_recipe, run_recipe
+    from patchsmith.codemod.recipe import Recipe
+
+    recipe = parse_recipe(RECIPE)
+    assert isinstance(recipe, Recipe)
+    real_fsync = os.fsync
+    if not fsync:
+        os.fsync = lambda _fd: None
+    try:
+        started = time.perf_counter()
+        report = run_recipe(recipe, root, apply=apply, record=apply)
+        elapsed = time.perf_counter() - started
+    finally:
+        os.fsync = real_fsync
+    assert report.ok and not report.errors, report.to_text(diffs=False)
+    return elapsed, report.files_changed
+
+
+def peak_memory(files: int, every: int) -> tuple[float, int]:
+    """Peak RSS (MiB) of a fresh interpreter doing one dry run over a tree of `files`."""
+    code = (
+        "import sys, resource, tempfile, pathlib; "
+        f"sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+        "import codemod_speed as b; "
+        "root = pathlib.Path(tempfile.mkdtemp(prefix='patchsmith-bench-')); "
+        f"b.generate(root, {files}, {every}); "
+        "import gc; gc.collect(); "
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+        "t, n = b.recipe_run(root, apply=False); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, n); "
+        "import shutil; shutil.rmtree(root)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    peak_kib, changed = out.stdout.split()
+    return int(peak_kib) / 1024, int(changed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="1000,5000,10000")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="patchsmith-bench-"))
+    try:
+        tree = work / "tree"
+        generate(tree, args.files, args.every)
+        alone: list[float] = []
+        dry: list[float] = []
+        applied: list[float] = []
+        no_fsync: list[float] = []
+        changed = 0
+        for turn in range(args.repeat):
+            alone.append(ast_grep_alone(tree))
+            seconds, changed = recipe_run(tree, apply=False)
+            dry.append(seconds)
+            copy = work / f"copy{turn}"
+            shutil.copytree(tree, copy)
+            seconds, _ = recipe_run(copy, apply=True)
+            applied.append(seconds)
+            shutil.rmtree(copy)
+            shutil.copytree(tree, copy)
+            seconds, _ = recipe_run(copy, apply=True, fsync=False)
+            no_fsync.append(seconds)
+            shutil.rmtree(copy)
+    finally:
+        shutil.rmtree(work)
+
+    base = min(alone)
+    print(
+        f"# codemod speed — {datetime.date.today()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, {args.files} files ({args.files // args.every} matching, "
+        f"{changed} changed), best of {args.repeat}\n"
+    )
+    print("| run | seconds | × ast-grep alone | target |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| `ast-grep scan` (the rule alone) | {base:.2f} | 1.00 | |")
+    print(f"| recipe dry run | {min(dry):.2f} | {min(dry) / base:.2f} | ≤ 1.5 |")
+    print(
+        f"| recipe apply (guards, re-run, commit, record) | {min(applied):.2f} | "
+        f"{min(applied) / base:.2f} | ≤ 3 |"
+    )
+    print(f"| recipe apply, fsync off | {min(no_fsync):.2f} | {min(no_fsync) / base:.2f} | |")
+    print()
+    print("| files | changed | peak memory of a dry run (MiB) |")
+    print("| ---: | ---: | ---: |")
+    for size in (int(s) for s in args.sizes.split(",")):
+        peak, changed_here = peak_memory(size, args.every)
+        print(f"| {size} | {changed_here} | {peak:.0f} |")
+    _ = resource  # the memory probe runs in child interpreters
+
+
+if __name__ == "__main__":
+    main()

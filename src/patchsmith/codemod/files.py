@@ -1,0 +1,74 @@
+"""Which files a recipe reads: its languages' suffixes and its scope, never patchsmith's state."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pathspec
+
+from patchsmith.codemod.recipe import Recipe
+
+__all__ = ["ALWAYS_EXCLUDED", "select_files"]
+
+ALWAYS_EXCLUDED = (".git/", ".patchsmith/", ".hg/", ".svn/", "node_modules/", ".venv/", "venv/")
+"""Folders no recipe reads: version control, patchsmith's records, installed dependencies."""
+
+
+def _spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+
+
+def _gitignore(root: Path) -> list[str]:
+    try:
+        text = (root / ".gitignore").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return text.splitlines()
+
+
+def select_files(
+    root: Path, recipe: Recipe, narrow_to: Iterable[str] = ()
+) -> tuple[list[str], int]:
+    """The sorted relative paths the recipe reads, and how many files of its language were left out.
+
+    A file is read when its suffix is one of the recipe's languages, it matches
+    `scope.include` (when given) and `narrow_to` (when given), and it matches neither
+    `scope.exclude`, the root `.gitignore`, nor `ALWAYS_EXCLUDED`. Symlinks are not followed.
+    """
+    excluded = _spec([*ALWAYS_EXCLUDED, *_gitignore(root), *recipe.scope.exclude])
+    include = _spec(recipe.scope.include) if recipe.scope.include else None
+    narrow = list(narrow_to)
+    narrowed = _spec(narrow) if narrow else None
+    suffixes = recipe.suffixes
+    chosen: list[str] = []
+    left_out = 0
+    for folder, dirs, names in os.walk(root):
+        rel_folder = os.path.relpath(folder, root)
+        prefix = "" if rel_folder == "." else Path(rel_folder).as_posix() + "/"
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not os.path.islink(os.path.join(folder, d))
+            and not excluded.match_file(prefix + d + "/")
+        )
+        for name in names:
+            if not name.lower().endswith(suffixes):
+                continue
+            relative = prefix + name
+            if os.path.islink(os.path.join(folder, name)):
+                left_out += 1
+                continue
+            if excluded.match_file(relative):
+                left_out += 1
+                continue
+            if include is not None and not include.match_file(relative):
+                left_out += 1
+                continue
+            if narrowed is not None and not narrowed.match_file(relative):
+                left_out += 1
+                continue
+            chosen.append(relative)
+    chosen.sort()
+    return chosen, left_out

@@ -1,0 +1,126 @@
+"""`WorkSet`: the texts a recipe works on, changed in memory, never on disk."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from patchsmith.codemod.backends.astgrep import AstGrepMatch, scan
+from patchsmith.errors import PatchFailure
+
+__all__ = ["NOT_UTF8", "WorkSet", "scratch_dir"]
+
+NOT_UTF8 = "not UTF-8 text without a BOM (recipes edit by byte offsets into UTF-8)"
+
+
+_MEMORY_FS = Path("/dev/shm")
+
+
+def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder for texts ast-grep must read: in memory (`/dev/shm`) where there is one.
+
+    Thousands of small files are written and removed there per run; on a disk the
+    removals alone cost more than the scan.
+    """
+    folder = _MEMORY_FS if _MEMORY_FS.is_dir() and os.access(_MEMORY_FS, os.W_OK) else None
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
+
+
+class WorkSet:
+    """The files a recipe reads, under `root`: their original bytes and their changed bytes.
+
+    Files are read on first use. A file that is not UTF-8 (or starts with a BOM) is
+    recorded in `unreadable` with the reason and never changed.
+    """
+
+    def __init__(self, root: Path, paths: Sequence[str]) -> None:
+        self.root = root
+        self.paths = list(paths)
+        self._original: dict[str, bytes] = {}
+        self._current: dict[str, bytes] = {}
+        self.unreadable: dict[str, str] = {}
+
+    @classmethod
+    def from_texts(cls, texts: dict[str, bytes], folder: Path) -> WorkSet:
+        """A work set over `texts`, written under `folder` (for ast-grep to read)."""
+        for path, data in texts.items():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        work = cls(folder, sorted(texts))
+        work._original = dict(texts)
+        return work
+
+    def data(self, path: str) -> bytes | None:
+        """The file's current bytes; `None` when it cannot be worked on (see `unreadable`)."""
+        if path in self._current:
+            return self._current[path]
+        if path in self.unreadable:
+            return None
+        original = self._original.get(path)
+        if original is None:
+            try:
+                original = (self.root / path).read_bytes()
+            except OSError as exc:
+                self.unreadable[path] = f"cannot be read: {exc.strerror or exc}"
+                return None
+            self._original[path] = original
+        if original.startswith(b"\xef\xbb\xbf") or not _is_utf8(original):
+            self.unreadable[path] = NOT_UTF8
+            return None
+        return original
+
+    def text(self, path: str) -> str | None:
+        """The file's current text (`None` as for `data`)."""
+        data = self.data(path)
+        return None if data is None else data.decode("utf-8")
+
+    def original(self, path: str) -> bytes:
+        """The bytes the file had when first read."""
+        return self._original[path]
+
+    def set(self, path: str, data: bytes) -> None:
+        """Record new bytes for `path` (a file already read)."""
+        if data == self._original.get(path):
+            self._current.pop(path, None)
+        else:
+            self._current[path] = data
+
+    def set_text(self, path: str, text: str) -> None:
+        self.set(path, text.encode("utf-8"))
+
+    @property
+    def changed(self) -> dict[str, bytes]:
+        """Every file whose bytes differ from the original, path to new bytes, sorted."""
+        return {p: self._current[p] for p in sorted(self._current)}
+
+    def scan(
+        self, rules: Sequence[dict[str, object]], paths: Sequence[str]
+    ) -> list[AstGrepMatch] | PatchFailure:
+        """ast-grep matches of `rules` in the current texts of `paths`."""
+        plain = [p for p in paths if p not in self._current]
+        found = scan(rules, self.root, plain)
+        if isinstance(found, PatchFailure):
+            return found
+        modified = [p for p in paths if p in self._current]
+        if modified:
+            with scratch_dir("patchsmith-codemod-") as tmp:
+                for path in modified:
+                    target = Path(tmp) / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(self._current[path])
+                more = scan(rules, Path(tmp), modified)
+            if isinstance(more, PatchFailure):
+                return more
+            found.extend(more)
+        return found
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
