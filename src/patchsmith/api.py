@@ -101,6 +101,7 @@ def apply(
             transaction,
             options=options or (EngineOptions.strict() if strict else EngineOptions.default()),
             partial=partial,
+            size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files = _file_reports(plan)
         changes = transaction.changes

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -430,20 +431,52 @@ def _read_source(source: str | os.PathLike[str]) -> str | PatchFailure:
 
 
 def _parse_text(text: str) -> object | PatchFailure:
+    depth = _bracket_depth(text)
+    if depth > MAX_PROPOSAL_DEPTH:
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message=f"proposal nests brackets {depth} deep; at most {MAX_PROPOSAL_DEPTH} are read",
+            hint="send a flat proposal: an object with an `operations` list",
+        )
     try:
         parsed: object = json.loads(text)
         return parsed
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         # YAML is a superset of JSON, so this also gives the better message for broken JSON
         loaded: object = yaml.safe_load(text)
         return loaded
+    except RecursionError:
+        return PatchFailure(
+            code=FailureCode.INVALID_PROPOSAL,
+            message="proposal nests too deeply to be read",
+            hint="send a flat proposal: an object with an `operations` list",
+        )
     except yaml.YAMLError as exc:
         return PatchFailure(
             code=FailureCode.INVALID_PROPOSAL,
             message=f"proposal is neither valid JSON nor valid YAML: {exc}",
         )
+
+
+MAX_PROPOSAL_DEPTH = 64
+"""Brackets (`[`, `{`) a proposal may nest; a real one needs about five."""
+
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest bracket nesting outside double-quoted strings (one linear pass)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_QUOTED.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def _describe(exc: ValidationError) -> str:

@@ -248,7 +248,13 @@ def _stage(
     expected: dict[str, str] = {}
     modes_in_place: tuple[str, ...] = ()
     if script.edits or script.problems:
-        plan = stage_script(script, workspace, transaction, options=EngineOptions.default())
+        plan = stage_script(
+            script,
+            workspace,
+            transaction,
+            options=EngineOptions.default(),
+            size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
+        )
         files.extend(
             FileReport(
                 f.path,

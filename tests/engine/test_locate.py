@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import ClassVar
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from patchsmith.engine.blocks import block_from_hunk
 from patchsmith.engine.indent import IndentMode
 from patchsmith.engine.locate import (
+    EXACT,
     LineKeys,
     Normalisation,
     NotPlaced,
@@ -452,12 +454,15 @@ class TestLineKeys:
         ]
         for norm in norms:
             keys.keys(norm)
+            keys.counts(norm)
+        keys.counts(EXACT)
         new_contents = contents[:start] + region + contents[end:]
 
-        keys.replace(start, end, new_contents)
+        keys.replace(start, end, contents[start:end], region, new_contents)
 
-        for norm in norms:
+        for norm in [*norms, EXACT]:
             assert norm.lines(new_contents) == list(keys.keys(norm))
+            assert Counter(norm.lines(new_contents)) == +keys.counts(norm)
 
     def test_bulk_equals_per_line(self) -> None:
         """Normalising the joined text gives what normalising each line would."""
@@ -465,3 +470,16 @@ class TestLineKeys:
         norm = Normalisation(rstrip=True, fold=True, dedent=True)
 
         assert ["a", '"b"', "", "...", "c"] == norm.lines(lines)
+
+
+class TestLineKeysFind:
+    """`LineKeys.find` answers as `find_contiguous` does, with or without a nearby line number."""
+
+    @given(
+        st.lists(st.sampled_from(["a", "b", "c", "d", ""]), max_size=30),
+        st.lists(st.sampled_from(["a", "b", "c", "d", ""]), min_size=1, max_size=4),
+        st.one_of(st.none(), st.integers(0, 40)),
+    )
+    def test_same_starts(self, contents: list[str], block: list[str], near: int | None) -> None:
+        keys = LineKeys(contents)
+        assert find_contiguous(contents, block) == keys.find(EXACT, block, near)

@@ -460,12 +460,12 @@ class TestPaths:
         assert "only.txt" == plan.failures[0].file
 
     def test_headerless_skips_binary_and_tool_dirs(self, make_workspace: MakeTree) -> None:
-        """Guessing ignores binary files and .git/node_modules, then finds the one fit."""
+        """Guessing ignores binary files and .git (never edited), then finds the one fit."""
         root = make_workspace(
             {
                 "bin.dat": b"a\x00\n",
                 ".git/x.txt": b"a\n",
-                "node_modules/m.js": b"a\n",
+                "node_modules/m.js": b"z\n",
                 "src/a.txt": b"a\nb\n",
                 "src/c.txt": b"c\n",
             }

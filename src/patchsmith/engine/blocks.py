@@ -6,12 +6,12 @@ wrote it) and a SEARCH/REPLACE pair become the same shape.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from patchsmith.engine.linediff import line_opcodes
 from patchsmith.engine.model import Hunk
 
 __all__ = ["BlockLine", "EditBlock", "Op", "block_from_hunk", "block_from_search_replace"]
@@ -167,7 +167,11 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
 
 
 def block_from_search_replace(search: str, replace: str, line_hint: int | None = None) -> EditBlock:
-    """Turn a SEARCH/REPLACE pair into context/removed/added lines (difflib alignment)."""
+    """Turn a SEARCH/REPLACE pair into context/removed/added lines.
+
+    The alignment has a bounded cost (`engine.linediff`): a huge, repetitive pair
+    may come out as all removed then all added, which locates the same way.
+    """
     old = [_strip_ending(x) for x in search.split("\n")]
     new = [_strip_ending(x) for x in replace.split("\n")]
     # "a\nb\n".split("\n") ends with "", which is not a line.
@@ -180,8 +184,7 @@ def block_from_search_replace(search: str, replace: str, line_hint: int | None =
     if not replace:
         new = []
     lines: list[BlockLine] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(old, new):
         if tag == "equal":
             lines.extend(BlockLine(Op.CONTEXT, x) for x in old[i1:i2])
             continue

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from patchsmith.engine.blocks import EditBlock, block_from_hunk
+from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
 from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import (
     LineKeys,
+    Normalisation,
     NotPlaced,
     Placement,
     anchor_contradiction,
@@ -30,22 +32,12 @@ from patchsmith.engine.textlines import Lines, split_lines
 __all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
 
 
-def tolerance_detail(block: EditBlock, placed: Placement, contents: Sequence[str]) -> str:
-    """How much a located block's old lines differ from the file's, in words ("" if not).
-
-    `contents` are the file lines the placement refers to (before the splice).
-    """
+def tolerance_detail(placed: Placement) -> str:
+    """How much a located block's old lines differ from the file's, in words ("" if not)."""
     if placed.strategy not in (Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT):
         return ""
-    old = block.old
-    paired = dict(placed.pairs)
-    differing = sum(
-        1
-        for j, text in enumerate(old)
-        if text.strip() and (j not in paired or contents[paired[j]].strip() != text.strip())
-    )
+    parts = [f"{placed.differing} context line(s) of the hunk differ from the file"]
     extra = (placed.end - placed.start) - len(placed.pairs)
-    parts = [f"{differing} context line(s) of the hunk differ from the file"]
     if extra > 0:
         parts.append(f"{extra} file line(s) in the region are not in the hunk")
     return "; ".join(parts)
@@ -57,10 +49,13 @@ def apply_block(
     options: EngineOptions,
     style: IndentStyle | None = None,
     keys: LineKeys | None = None,
+    endings: Counter[str] | None = None,
 ) -> tuple[Lines, Placement] | NotPlaced:
     """Locate and splice one block; the new lines and where it went, or why not.
 
     `keys` (the file's normalised lines) is reused and kept up to date across calls.
+    With `endings` (how many lines end in LF and CRLF, kept up to date here), `lines`
+    is edited in place and returned: no copy of the file per block.
     """
     if not block.changes:
         return NotPlaced(
@@ -68,7 +63,7 @@ def apply_block(
         )
     placed = place_block(lines.contents, block, options, keys)
     if isinstance(placed, NotPlaced):
-        if placed.reason is SkipReason.NO_MATCH and _already_applied(lines, block):
+        if placed.reason is SkipReason.NO_MATCH and _already_applied(lines, block, keys):
             return NotPlaced(
                 SkipReason.ALREADY_APPLIED,
                 "the hunk's new lines are already in the file and its old lines are not",
@@ -84,14 +79,62 @@ def apply_block(
             SkipReason.ALREADY_APPLIED,
             "the hunk's new lines are already in the file, around the place its old lines match",
         )
-    new_lines = splice_block(
-        lines, block, placed, keep_line_endings=options.keep_line_endings, style=style
+    if endings is None:
+        new_lines = splice_block(
+            lines, block, placed, keep_line_endings=options.keep_line_endings, style=style
+        )
+        if new_lines.contents == lines.contents and new_lines.endings == lines.endings:
+            return NotPlaced(SkipReason.NO_CHANGE, "applying the hunk leaves the text unchanged")
+        if keys is not None and keys.contents is lines.contents:
+            start, end = placed.start, placed.end
+            added = len(new_lines) - len(lines) + (end - start)
+            region = new_lines.contents[start : start + added]
+            keys.replace(start, end, lines.contents[start:end], region, new_lines.contents)
+        return new_lines, placed
+    return _splice_in_place(lines, block, placed, options, style, keys, endings)
+
+
+def _splice_in_place(
+    lines: Lines,
+    block: EditBlock,
+    placed: Placement,
+    options: EngineOptions,
+    style: IndentStyle | None,
+    keys: LineKeys | None,
+    endings: Counter[str],
+) -> tuple[Lines, Placement] | NotPlaced:
+    """`splice_block` on `lines` itself; only the lines around the span are compared after."""
+    start, end = placed.start, placed.end
+    # The splice may also end the line before the span, and the file's last line.
+    first = max(start - 1, 0)
+    old_contents = lines.contents[first:end]
+    old_endings = lines.endings[first:end]
+    before = len(lines)
+    if not options.keep_line_endings:
+        eol = "\n"
+    elif endings["\n"] or endings["\r\n"]:
+        eol = "\r\n" if endings["\r\n"] > endings["\n"] else "\n"
+    else:
+        eol = block.ending
+    splice_block(
+        lines,
+        block,
+        placed,
+        keep_line_endings=options.keep_line_endings,
+        style=style,
+        eol=eol,
+        in_place=True,
     )
-    if new_lines.contents == lines.contents and new_lines.endings == lines.endings:
+    stop = end + len(lines) - before
+    new_contents = lines.contents[first:stop]
+    new_endings = lines.endings[first:stop]
+    if new_contents == old_contents and new_endings == old_endings:
         return NotPlaced(SkipReason.NO_CHANGE, "applying the hunk leaves the text unchanged")
+    endings.subtract(old_endings)
+    endings.update(new_endings)
     if keys is not None and keys.contents is lines.contents:
-        keys.replace(placed.start, placed.end, new_lines.contents)
-    return new_lines, placed
+        keys.replace(first, end, old_contents, new_contents, lines.contents)
+    return lines, placed
 
 
 def _insertion_already_there(lines: Lines, block: EditBlock, placed: Placement) -> bool:
@@ -142,12 +185,26 @@ def _style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
     )
 
 
-def _already_applied(lines: Lines, block: EditBlock) -> bool:
+def _already_applied(lines: Lines, block: EditBlock, keys: LineKeys | None = None) -> bool:
+    """The new side occurs at exactly one place, and is long enough to be evidence.
+
+    Called only once the old side matched nowhere. One or two changed lines
+    without context happen to occur elsewhere too often: the new side must hold
+    an unchanged (context) line besides an added one, or three non-blank lines.
+    """
     new = [x.rstrip() for x in block.new]
-    if not any(x.strip() for x in new):
+    solid = [ln for ln in block.lines if ln.op is not Op.REMOVE and ln.text.strip()]
+    has_context = any(ln.op is Op.CONTEXT for ln in solid)
+    if not (has_context and len(solid) >= 2) and len(solid) < 3:
         return False
-    found = find_contiguous([c.rstrip() for c in lines.contents], new)
+    if keys is not None and keys.contents is lines.contents:
+        found = keys.find(_RSTRIPPED, new, block.hint)
+    else:
+        found = find_contiguous([c.rstrip() for c in lines.contents], new)
     return len(found) == 1
+
+
+_RSTRIPPED = Normalisation(rstrip=True)
 
 
 def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult:
@@ -161,6 +218,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         else None
     )
     keys = LineKeys(lines.contents)
+    endings = Counter(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
     shift = 0
@@ -169,7 +227,8 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         if block.hint is not None:
             # Earlier hunks moved the lines below them; their numbers did not.
             block = replace(block, hint=max(block.hint + shift, 0))
-        result = apply_block(lines, block, options, style, keys)
+        before = len(lines)
+        result = apply_block(lines, block, options, style, keys, endings)
         if isinstance(result, NotPlaced) and not options.whole_lines:
             result = _substring_fallback(lines, hunk, result)
         if isinstance(result, NotPlaced):
@@ -187,10 +246,14 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         new_lines, placed = result
         notes: tuple[str, ...] = ()
         if options.check_anchors:
-            contradiction = anchor_contradiction(block, lines.contents, placed)
+            # Lines above the place are as they were; the anchor names one of them.
+            contradiction = anchor_contradiction(block, new_lines.contents, placed)
             notes = (contradiction,) if contradiction else ()
-        detail = tolerance_detail(block, placed, lines.contents)
-        shift += len(new_lines) - len(lines)
+        detail = tolerance_detail(placed)
+        shift += len(new_lines) - before
+        if new_lines is not lines:  # the substring fallback made a new text: recount it
+            keys = LineKeys(new_lines.contents)
+            endings = Counter(new_lines.endings)
         lines = new_lines
         applied += 1
         outcomes.append(

@@ -11,12 +11,13 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
-from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift
+from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift, indent_width, leading_ws
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
 from patchsmith.engine.similarity import bigram_similarity
 
@@ -72,6 +73,8 @@ _ELISION_GAP = 400
 _MAX_WINDOWS = 60
 _PROBE_POOL = 8
 _TIE_DISTANCE = 20
+_ALIGN_CELLS = 8_000_000
+"""Alignment-table cells the partial-context search may fill for one block, all windows."""
 
 
 def fold_punctuation(text: str) -> str:
@@ -98,6 +101,8 @@ class Placement:
     """(index among the block's old lines, file line index), increasing."""
     strategy: Strategy
     indent: IndentShift | None = None
+    differing: int = 0
+    """Non-blank old lines that are not the file's own (partial and stale context)."""
 
 
 @dataclass(frozen=True)
@@ -158,15 +163,17 @@ def _levels(options: EngineOptions) -> list[_Level]:
 
 
 class LineKeys:
-    """A file's lines under each normalisation, computed on first use.
+    """A file's lines under each normalisation, and how often each occurs, computed on first use.
 
     It can outlive one placement: after a block is spliced in, `replace` updates
-    every computed list in place, so a file with many hunks is normalised once.
+    every computed list and count, so a file with many hunks is normalised once
+    and a block whose rarest line occurs once is found without scanning the file.
     """
 
     def __init__(self, contents: Sequence[str]) -> None:
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
+        self._counts: dict[Normalisation, Counter[str]] = {}
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -175,13 +182,78 @@ class LineKeys:
             self._keys[key] = key.lines(self.contents)
         return self._keys[key]
 
-    def replace(self, start: int, end: int, contents: Sequence[str]) -> None:
-        """Lines [start, end) became `contents[start:start + n]`, the file now `contents`."""
-        added = len(contents) - len(self.contents) + (end - start)
-        region = contents[start : start + added]
+    def counts(self, key: Normalisation) -> Counter[str]:
+        """How many file lines have each normalised text."""
+        if key not in self._counts:
+            self._counts[key] = Counter(self.keys(key))
+        return self._counts[key]
+
+    def replace(
+        self,
+        start: int,
+        end: int,
+        old: Sequence[str],
+        region: Sequence[str],
+        contents: Sequence[str],
+    ) -> None:
+        """Lines [start, end), whose texts were `old`, are now `region`; the file is `contents`.
+
+        `contents` may be the very list that was edited in place.
+        """
+        for key, counts in self._counts.items():
+            counts.subtract(old if key == EXACT else key.lines(old))
+            counts.update(region if key == EXACT else key.lines(region))
         for key, keys in self._keys.items():
             keys[start:end] = key.lines(region)
         self.contents = contents
+
+    def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
+        """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
+
+        When the block's rarest solid line occurs once in the file, that one place is
+        the only candidate: it is looked for near `near` first, so a file edited by
+        many hunks is not scanned once per hunk.
+        """
+        fkeys = self.keys(key)
+        counts = self.counts(key)
+        solid = [j for j, k in enumerate(bkeys) if k.strip()]
+        if not solid:
+            return find_contiguous(fkeys, bkeys)
+        j = min(solid, key=lambda i: counts[bkeys[i]])
+        seen = counts[bkeys[j]]
+        if seen <= 0:
+            return []
+        if seen > 1 or not isinstance(fkeys, list):
+            return find_contiguous(fkeys, bkeys)
+        probe = bkeys[j]
+        at = -1
+        if near is not None:
+            lo = max(near + j - _NEAR, 0)
+            hi = max(min(near + j + _NEAR, len(fkeys)), lo)
+            at = _index(fkeys, probe, lo, hi)
+        if at < 0:
+            at = _index(fkeys, probe, 0, len(fkeys))
+        s = at - j
+        m = len(bkeys)
+        if at < 0 or s < 0 or s + m > len(fkeys):
+            return []
+        return [s] if _same(fkeys, s, bkeys) else []
+
+
+_NEAR = 64
+"""How far around the named line a unique probe line is looked for before the whole file."""
+
+
+def _same(fkeys: Sequence[str], start: int, bkeys: list[str]) -> bool:
+    """Whether the file's lines from `start` are `bkeys` (one C-level slice comparison)."""
+    return list(fkeys[start : start + len(bkeys)]) == bkeys
+
+
+def _index(keys: list[str], wanted: str, lo: int, hi: int) -> int:
+    try:
+        return keys.index(wanted, lo, hi)
+    except ValueError:
+        return -1
 
 
 def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
@@ -198,7 +270,7 @@ def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
         except ValueError:
             break
         s = p - probe_at
-        if s + m <= n and all(fkeys[s + j] == bkeys[j] for j in range(m)):
+        if 0 <= s and s + m <= n and _same(fkeys, s, bkeys):
             starts.append(s)
         i = p + 1
     return starts
@@ -317,11 +389,16 @@ def place_block(
         stripped = block.without_blank_edges()
         if stripped is not None and stripped.old:
             attempts.append((stripped, Strategy.DIRECT_STRIPPED))
-    for level in _levels(options):
+    levels = _levels(options)
+    for depth, level in enumerate(levels):
         for candidate, override in attempts:
             found = _place_contiguous(cache, candidate, level, options)
             if found is None:
                 continue
+            if isinstance(found, Placement):
+                rival = _rival_at_named_place(cache, block, found, levels[depth:], attempts)
+                if rival is not None:
+                    return rival
             if isinstance(found, Placement) and candidate is not block:
                 found = _widen(found, block, candidate)
                 if override is not None and level.strategy is Strategy.DIRECT:
@@ -408,7 +485,9 @@ def place_stale(
     if block.at_eof and best.start + len(kinds) < len(cache.contents):
         return None
     pairs = tuple((j, best.start + j) for j in range(len(kinds)))
-    return Placement(best.start, best.start + len(kinds), pairs, Strategy.STALE_CONTEXT)
+    return Placement(
+        best.start, best.start + len(kinds), pairs, Strategy.STALE_CONTEXT, differing=best.altered
+    )
 
 
 def _stale_fits(
@@ -467,6 +546,49 @@ def _stale_fit(
     return _StaleFit(s, score, altered)
 
 
+def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
+    """Whether a place starting at `start` is where the block's line numbers or anchors point."""
+    if block.hint is not None and abs(start - block.hint) <= _TIE_DISTANCE:
+        return True
+    if block.anchors:
+        after = _after_anchors(block.anchors, contents)
+        return after is not None and start >= after
+    return False
+
+
+def _rival_at_named_place(
+    cache: LineKeys,
+    block: EditBlock,
+    found: Placement,
+    levels: Sequence[_Level],
+    attempts: Sequence[tuple[EditBlock, Strategy | None]],
+) -> NotPlaced | None:
+    """AMBIGUOUS when a looser match sits where the block says it goes and `found` does not.
+
+    Line numbers and anchors never place a block on their own, and a strict match
+    elsewhere must not silently win over the named place either: a stale trailing
+    space or re-indented line there makes both places equally plausible.
+    """
+    contents = cache.contents
+    if block.hint is None and not block.anchors:
+        return None
+    if _named(block, found.start, contents):
+        return None
+    for level in levels:
+        for candidate, _ in attempts:
+            for start in _contiguous_starts(cache, candidate, level):
+                overlaps = start < found.end and found.start < start + len(candidate.old)
+                if not overlaps and _named(block, start, contents):
+                    both = tuple(sorted((found.start, start)))
+                    return NotPlaced(
+                        SkipReason.AMBIGUOUS,
+                        "the hunk matches exactly at one place and, with looser whitespace or "
+                        "indentation, at the place its line numbers or anchors name",
+                        both,
+                    )
+    return None
+
+
 def _widen(found: Placement, block: EditBlock, stripped: EditBlock) -> Placement:
     """Express a placement of the edge-stripped block in terms of the full block."""
     lead = 0
@@ -493,24 +615,30 @@ def _place_insertion(contents: Sequence[str], block: EditBlock) -> Placement | N
     )
 
 
+def _contiguous_starts(
+    cache: LineKeys, block: EditBlock, level: _Level
+) -> dict[int, IndentShift | None]:
+    """Every start where the block's old lines match at `level`, with its indentation shift."""
+    old = block.old
+    if len(old) > len(cache.contents):
+        return {}  # cannot fit; skip normalising a huge hunk against a small file
+    starts = cache.find(level.key, level.key.lines(old), block.hint)
+    if level.indent is None:
+        return dict.fromkeys(starts)
+    shifts: dict[int, IndentShift | None] = {}
+    for s in starts:
+        shift = indent_shift(old, cache.contents[s : s + len(old)], level.indent)
+        if shift is not None:
+            shifts[s] = shift
+    return shifts
+
+
 def _place_contiguous(
     cache: LineKeys, block: EditBlock, level: _Level, options: EngineOptions
 ) -> Placement | NotPlaced | None:
     old = block.old
-    if len(old) > len(cache.contents):
-        return None  # cannot fit; skip normalising a huge hunk against a small file
-    bkeys = level.key.lines(old)
-    fkeys = cache.keys(level.key)
-    starts = find_contiguous(fkeys, bkeys)
-    shifts: dict[int, IndentShift] = {}
-    if level.indent is not None:
-        kept = []
-        for s in starts:
-            shift = indent_shift(old, cache.contents[s : s + len(old)], level.indent)
-            if shift is not None:
-                kept.append(s)
-                shifts[s] = shift
-        starts = kept
+    shifts = _contiguous_starts(cache, block, level)
+    starts = list(shifts)
     if not starts:
         return None
     if len(starts) > 1:
@@ -582,7 +710,8 @@ def _fuzzy_with_key(
     # The rarest few lines (removed ones first) propose where the block may start;
     # counting and scanning run in C, so this stays linear in the file's length.
     pool = (removed or solid)[:_PROBE_POOL]
-    probes = sorted(pool, key=lambda j: fkeys.count(bkeys[j]))
+    counts = cache.counts(key)
+    probes = sorted(pool, key=lambda j: counts[bkeys[j]])
     gap = _ELISION_GAP if any(elided) else 0
     starts: set[int] = set()
     for j in probes[:3]:
@@ -591,10 +720,16 @@ def _fuzzy_with_key(
         if len(starts) >= _MAX_WINDOWS:
             break
     fits: dict[tuple[int, int], _Fit] = {}
+    cells = 0
     for s in sorted(starts):
         lo = max(0, s - _SLACK - gap)
         hi = min(len(fkeys), s + len(old) + _SLACK + gap)
-        fit = _align(bkeys, kinds, elided, fkeys, lo, hi)
+        cells += len(old) * (hi - lo)
+        if cells > _ALIGN_CELLS:
+            # Each window costs a table of block × window cells in Python; past the
+            # budget the block is refused rather than aligned for minutes.
+            return None
+        fit = _align(bkeys, kinds, elided, fkeys, lo, hi, cache.contents)
         if fit is None:
             continue
         span = (fit.pairs[0][1], fit.pairs[-1][1] + 1)
@@ -628,7 +763,13 @@ def _fuzzy_with_key(
             [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
         )
     pairs = _pair_edges(fit.pairs, bkeys, kinds, elided, fkeys)
-    return Placement(pairs[0][1], pairs[-1][1] + 1, pairs, strategy, shift)
+    paired = dict(pairs)
+    differing = sum(
+        1
+        for j, key in enumerate(bkeys)
+        if key.strip() and not elided[j] and (j not in paired or key != fkeys[paired[j]])
+    )
+    return Placement(pairs[0][1], pairs[-1][1] + 1, pairs, strategy, shift, differing)
 
 
 # An altered edge context line stands for the file line in its place when the two are
@@ -708,6 +849,7 @@ def _align(
     fkeys: Sequence[str],
     lo: int,
     hi: int,
+    contents: Sequence[str],
 ) -> _Fit | None:
     """Longest common subsequence of old lines and file[lo:hi], then the tolerance rules.
 
@@ -751,6 +893,14 @@ def _align(
             i += 1
     if not solid_pairs:
         return None
+    for (j1, i1), (j2, i2) in pairwise(solid_pairs):
+        marker = next((j for j in range(j1 + 1, j2) if elided[j]), None)
+        if (
+            marker is not None
+            and _inside_opener(kinds, j1, marker)
+            and not _stays_inside(contents, i1, i2)
+        ):
+            return None
     pairs = _pair_blanks(solid_pairs, bkeys, elided, fkeys)
     matched = {j for j, _ in pairs}
     altered = 0
@@ -777,6 +927,31 @@ def _align(
     if score < 2:
         return None
     return _Fit(tuple(pairs), score)
+
+
+def _inside_opener(kinds: Sequence[BlockLine], before: int, marker: int) -> bool:
+    """Whether the block indents its elision deeper than the solid line before it.
+
+    `def foo():` followed by an indented `...` says "the rest of foo's body here",
+    so the lines it stands for must all be inside foo.
+    """
+    text = kinds[before].text
+    deeper = indent_width(leading_ws(kinds[marker].text), 8)
+    return deeper > indent_width(leading_ws(text), 8)
+
+
+def _stays_inside(contents: Sequence[str], first: int, last: int) -> bool:
+    """Whether every file line strictly between `first` and `last` is indented deeper than `first`.
+
+    A line at `first`'s depth or shallower ends the block `first` opens (the next
+    `def`, a closing brace): an elision must not stretch past it.
+    """
+    opener = indent_width(leading_ws(contents[first]), 8)
+    return all(
+        indent_width(leading_ws(line), 8) > opener
+        for line in contents[first + 1 : last + 1]
+        if line.strip()
+    )
 
 
 def _pair_blanks(

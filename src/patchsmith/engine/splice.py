@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from patchsmith.engine.blocks import EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentStyle, indent_unit
 from patchsmith.engine.locate import Placement
 from patchsmith.engine.textlines import Lines, dominant_ending
 
-__all__ = ["splice_block"]
+__all__ = ["in_text_literal", "splice_block"]
+
+
+_LITERAL_DELIMITERS = ('"""', "'''", "`")
+
+
+def in_text_literal(contents: Sequence[str], line: int) -> bool:
+    """Whether file line `line` seems to sit inside a multi-line string literal.
+
+    A delimiter that spans lines (a Python triple quote, a JavaScript template
+    backtick) occurring an odd number of times before the line leaves it open.
+    A heuristic, used only to keep added text as the model wrote it.
+    """
+    before = "\n".join(contents[:line])
+    return any(before.count(mark) % 2 == 1 for mark in _LITERAL_DELIMITERS)
+
+
+def _changes_any(style: IndentStyle, block: EditBlock) -> bool:
+    unit = indent_unit([ln.text for ln in block.lines])
+    return any(ln.op is Op.ADD and style.conform(ln.text, unit) != ln.text for ln in block.lines)
 
 
 def splice_block(
@@ -17,6 +38,8 @@ def splice_block(
     *,
     keep_line_endings: bool = True,
     style: IndentStyle | None = None,
+    eol: str | None = None,
+    in_place: bool = False,
 ) -> Lines:
     """The file with `placement`'s span replaced by the block's new side.
 
@@ -28,9 +51,10 @@ def splice_block(
     dominant line ending.
     """
     contents, endings = lines.contents, lines.endings
-    # A file that shows no line ending (empty, or one unterminated line) takes the hunk's.
-    shown = any(endings)
-    eol = (dominant_ending(endings) if shown else block.ending) if keep_line_endings else "\n"
+    if eol is None:
+        # A file that shows no line ending (empty, or one unterminated line) takes the hunk's.
+        shown = any(endings)
+        eol = (dominant_ending(endings) if shown else block.ending) if keep_line_endings else "\n"
     pairs = dict(placement.pairs)
     aligned = sorted(pairs.values())
     out_c: list[str] = []
@@ -45,6 +69,13 @@ def splice_block(
     next_aligned = iter(aligned)
     upcoming = next(next_aligned, placement.end)
     if style is not None and not style.applies_to(block.old):
+        style = None
+    if (
+        style is not None
+        and _changes_any(style, block)
+        and in_text_literal(contents, placement.start)
+    ):
+        # A template inside a string (a Makefile in a .py file) keeps its own tabs.
         style = None
     block_unit = indent_unit([ln.text for ln in block.lines]) if style else 4
     for ln in block.lines:
@@ -79,13 +110,14 @@ def splice_block(
         take(cursor)
         cursor += 1
 
-    # One copy and one in-place splice each (cheaper than joining three slices).
-    new_contents = contents.copy()
-    new_contents[placement.start : placement.end] = out_c
-    new_endings = endings.copy()
-    new_endings[placement.start : placement.end] = out_e
-    at_eof = placement.end == len(contents)
     had_final_newline = not endings or endings[-1] != ""
+    # One copy and one in-place splice each (cheaper than joining three slices); with
+    # `in_place` the caller's lists are edited and no copy is made.
+    new_contents = contents if in_place else contents.copy()
+    new_contents[placement.start : placement.end] = out_c
+    new_endings = endings if in_place else endings.copy()
+    new_endings[placement.start : placement.end] = out_e
+    at_eof = placement.start + len(out_c) == len(new_contents)
     # Every line but the last needs an ending. Only the file's old last line can lack
     # one, and it now sits inside the new region or just before it.
     last = len(new_endings) - 1
@@ -97,6 +129,6 @@ def splice_block(
             new_endings[-1] = "" if block.new_no_eol else (new_endings[-1] or eol)
         elif not had_final_newline:
             new_endings[-1] = ""
-    if not keep_line_endings:
-        new_endings = ["\n" if e else "" for e in new_endings]
+    if not keep_line_endings and not in_place:  # in place: the caller made every ending LF
+        new_endings[:] = ["\n" if e else "" for e in new_endings]
     return Lines(new_contents, new_endings)

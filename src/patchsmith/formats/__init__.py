@@ -81,6 +81,7 @@ def _auto_order(text: str) -> list[EditFormat]:
 def _parse_auto(text: str) -> EditScript:
     lines = split_lines(text)
     masked = list(lines)
+    taken = [False] * len(lines)
     edits: list[FileEdit] = []
     problems: list[ParseProblem] = []
     regions: list[tuple[int, int]] = []
@@ -98,10 +99,11 @@ def _parse_auto(text: str) -> EditScript:
         edits.extend(result.edits)
         problems.extend(result.problems)
         for start, end in result.regions:
-            start, end = _with_fences(masked, start, end)
+            start, end = _with_fences(masked, start, end, taken)
             regions.append((start, end))
             for i in range(start, end):
                 masked[i] = "\n"
+                taken[i] = True
     if not found:
         missing = covering_problem(lines, "no edit found: no diff, envelope, block or tool call")
         return EditScript(format=EditFormat.AUTO, problems=(missing,))
@@ -120,19 +122,25 @@ def _parse_auto(text: str) -> EditScript:
     )
 
 
-def _with_fences(lines: list[str], start: int, end: int) -> tuple[int, int]:
+def _with_fences(lines: list[str], start: int, end: int, taken: list[bool]) -> tuple[int, int]:
     """A region grown over the fence lines (and the path line) wrapping it, so that what
-    is left does not look like a fenced file of its own."""
+    is left does not look like a fenced file of its own.
+
+    The walks stop at lines an earlier region took (blanked, so they would look
+    empty): each gap between regions is walked once, keeping this linear.
+    """
     start, end = max(start, 0), min(end, len(lines))
-    while end < len(lines) and (not lines[end].strip() or _FENCE.match(lines[end])):
+    while (
+        end < len(lines) and not taken[end] and (not lines[end].strip() or _FENCE.match(lines[end]))
+    ):
         if _FENCE.match(lines[end]):
             end += 1
             break
         end += 1
     top = start
-    while top > 0 and not lines[top - 1].strip():
+    while top > 0 and not taken[top - 1] and not lines[top - 1].strip():
         top -= 1
-    if top > 0 and _FENCE.match(lines[top - 1]):
+    if top > 0 and not taken[top - 1] and _FENCE.match(lines[top - 1]):
         start = top - 1
         if start > 0 and _looks_like_path(lines[start - 1]):
             start -= 1

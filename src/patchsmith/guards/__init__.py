@@ -147,8 +147,16 @@ def run_guards(changes: Sequence[FileChange], ctx: GuardContext) -> GuardReport:
             failures = tuple(guard.check(reviewed, ctx))
             notes = tuple(guard.flagged)
             status = DecisionStatus.FAILED if failures else DecisionStatus.PASSED
+            if guard_type is FileSizeGuard and failures:
+                # Later guards diff, scan and parse; a file already refused for its size
+                # is not given to them, so their cost stays bounded by the size limit.
+                reviewed = [c for c in reviewed if not _too_large(c, ctx)]
         decisions.append(GuardDecision(guard_type.NAME, guard_type.CODE, status, failures, notes))
     return GuardReport(tuple(decisions))
+
+
+def _too_large(change: FileChange, ctx: GuardContext) -> bool:
+    return change.new_bytes is not None and len(change.new_bytes) > ctx.policy.max_file_bytes
 
 
 def _is_record(change: FileChange) -> bool:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 
+from patchsmith.engine.linediff import line_opcodes
 from patchsmith.runtime.change import FileChange
 
 __all__ = ["DiffStat", "diff_stat", "is_binary", "lines_of", "text_of"]
@@ -84,8 +84,8 @@ def _stat(old_text: str, new_text: str) -> DiffStat:
     hunks = 0
     last_change_end = -1
     if old_mid or new_mid:
-        matcher = SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        # Bounded cost: a repetitive middle too costly to align counts as one replacement.
+        for tag, i1, i2, j1, j2 in line_opcodes(old_mid, new_mid):
             if tag == "equal":
                 continue
             # changes closer than 2 x 3 context lines share one unified-diff hunk

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
+from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
@@ -117,9 +117,9 @@ _Opcode = tuple[str, int, int, int, int]
 
 
 def _hunks(old: list[str], new: list[str]) -> list[list[_Opcode]]:
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
     groups: list[list[_Opcode]] = []
-    for opcode in matcher.get_opcodes():
+    # Bounded cost (engine.linediff): a repetitive change too costly to align is one block.
+    for opcode in line_opcodes(old, new):
         if opcode[0] == "equal":
             continue
         if groups and opcode[1] - groups[-1][-1][2] <= HUNK_GAP:

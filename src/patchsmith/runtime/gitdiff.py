@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Literal
 
+from patchsmith.engine.linediff import line_opcodes
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
@@ -105,44 +106,19 @@ _Opcode = tuple[_Tag, int, int, int, int]
 
 
 class _TrimmedMatcher(difflib.SequenceMatcher[bytes]):
-    """difflib's matcher run only between the common head and tail of the two sides.
+    """difflib's grouping over `engine.linediff` opcodes (trimmed, with a bounded cost).
 
     Edits are local: comparing just the differing middle keeps a one-line change
-    in a large file linear instead of quadratic, with the same opcodes.
+    in a large file linear instead of quadratic, and a repetitive middle too
+    costly to align comes out as one replacement instead of taking minutes.
     """
 
     def __init__(self, old: list[bytes], new: list[bytes]) -> None:
-        head = 0
-        limit = min(len(old), len(new))
-        while head < limit and old[head] == new[head]:
-            head += 1
-        tail = 0
-        while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-            tail += 1
-        self._head, self._tail = head, tail
-        self._sizes = (len(old), len(new))
-        super().__init__(None, old[head : len(old) - tail], new[head : len(new) - tail], False)
+        super().__init__(None, [], [], False)
+        self._codes = line_opcodes(old, new)
 
     def get_opcodes(self) -> list[_Opcode]:
-        head, tail = self._head, self._tail
-        n_old, n_new = self._sizes
-        codes: list[_Opcode] = [
-            (tag, i1 + head, i2 + head, j1 + head, j2 + head)
-            for tag, i1, i2, j1, j2 in super().get_opcodes()
-        ]
-        if head:
-            codes.insert(0, ("equal", 0, head, 0, head))
-        if tail:
-            codes.append(("equal", n_old - tail, n_old, n_new - tail, n_new))
-        merged: list[_Opcode] = []
-        for code in codes:
-            if code[1] == code[2] and code[3] == code[4]:
-                continue
-            if merged and merged[-1][0] == code[0] == "equal":
-                prev = merged.pop()
-                code = ("equal", prev[1], code[2], prev[3], code[4])
-            merged.append(code)
-        return merged or [("equal", 0, n_old, 0, n_new)]
+        return list(self._codes)
 
 
 def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
@@ -173,10 +149,9 @@ def _similarity(old: bytes, new: bytes) -> int:
     if old == new:
         return 100
     old_lines = _lines(old)
-    matcher = difflib.SequenceMatcher(None, old_lines, _lines(new), autojunk=False)
     same = sum(
         len(line)
-        for tag, i1, i2, _j1, _j2 in matcher.get_opcodes()
+        for tag, i1, i2, _j1, _j2 in line_opcodes(old_lines, _lines(new))
         if tag == "equal"
         for line in old_lines[i1:i2]
     )

@@ -7,13 +7,14 @@ file is staged in the transaction, so the transaction sees one change per file.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchsmith.engine.blocks import block_from_hunk, block_from_search_replace
+from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
 from patchsmith.engine.excerpt import closest_region, similar_regions
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
@@ -39,9 +40,10 @@ from patchsmith.runtime.workspace import Workspace
 __all__ = ["FileOutcome", "StagePlan", "stage_script"]
 
 # Bounds for finding the file a header-less diff belongs to.
-_GUESS_MAX_FILES = 5000
-_GUESS_MAX_BYTES = 2_000_000
-_SKIP_DIRS = {".git", ".patchsmith", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn"}
+_GUESS_MAX_FILES = 50_000
+_GUESS_MAX_BYTES = 16 * 1024 * 1024
+# Never edited (version control and patchsmith's own state), or bytecode only.
+_SKIP_DIRS = {".git", ".patchsmith", ".hg", ".svn", "__pycache__"}
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,10 @@ class _Run:
     workspace: Workspace
     options: EngineOptions
     partial: bool
+    size_limit: int | None = None
     files: dict[str, _File] = field(default_factory=dict)
+    moved: dict[str, _File] = field(default_factory=dict)
+    """Files this patch moves, by target path (kept by `_move` and `_delete`)."""
     failures: list[PatchFailure] = field(default_factory=list)
     modes_in_place: list[str] = field(default_factory=list)
     warnings: list[ApplyWarning] = field(default_factory=list)
@@ -112,12 +117,15 @@ def stage_script(
     *,
     options: EngineOptions,
     partial: bool = False,
+    size_limit: int | None = None,
 ) -> StagePlan:
     """Locate every edit of `script`; stage the results unless something failed.
 
-    With `partial`, what located is staged even when other edits failed.
+    With `partial`, what located is staged even when other edits failed. A file
+    larger than `size_limit` bytes is refused as FILE_TOO_LARGE before it is
+    read or parsed (the policy's `max_file_bytes`, when its size guard is on).
     """
-    run = _Run(workspace, options, partial)
+    run = _Run(workspace, options, partial, size_limit)
     for problem in script.problems:
         hint = "Fix what the message names in those lines and resend the edit; nothing was applied."
         if problem.code is FailureCode.PATH_MISMATCH:
@@ -252,12 +260,16 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         return None
     if resolved in run.files:
         return run.files[resolved]
-    moved_here = next((f for f in run.files.values() if f.moved_to == resolved), None)
+    moved_here = run.moved.get(resolved)
     if moved_here is not None:
         # Edited under the name an earlier part of this patch moved it to.
         return moved_here
     original: TextFile | None = None
     if run.workspace.exists(resolved):
+        too_large = _too_large(run, resolved)
+        if too_large is not None:
+            run.fail(too_large)
+            return None
         read = run.workspace.read(resolved)
         if isinstance(read, PatchFailure):
             run.fail(read)
@@ -293,6 +305,25 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     state = _File(resolved, original, original.text if original else None)
     run.files[resolved] = state
     return state
+
+
+def _too_large(run: _Run, path: str) -> PatchFailure | None:
+    """FILE_TOO_LARGE for a file over the size limit, found by its size alone (never read)."""
+    if run.size_limit is None:
+        return None
+    try:
+        size = run.workspace.disk_path(path).stat().st_size
+    except OSError:
+        return None  # the read that follows reports it
+    if size <= run.size_limit:
+        return None
+    return PatchFailure(
+        code=FailureCode.FILE_TOO_LARGE,
+        message=f"{path} is {size} bytes, above the limit of {run.size_limit}; "
+        "patchsmith does not read or edit it",
+        file=path,
+        hint="Edit this file another way, or raise max_file_bytes in the policy.",
+    )
 
 
 def _sha(state: _File) -> str | None:
@@ -382,6 +413,8 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
     state.text = None
     state.action = Action.DELETE
     # Moved earlier in this patch, then deleted under its new name: the original goes.
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = None
     state.applied += 1
 
@@ -430,8 +463,11 @@ def _move(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None
     _run_ops(run, state, edit.ops)
     _set_mode(state, executable)
     state.action = Action.MOVE
+    if state.moved_to is not None:
+        run.moved.pop(state.moved_to, None)
     state.moved_to = target if target != state.path else None
     if state.moved_to is not None:
+        run.moved[state.moved_to] = state
         state.applied += 1
         state.total += 1
 
@@ -643,7 +679,7 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
         hunk_text=op.search,
         strategy=placed.strategy,
         line=placed.start + 1,
-        detail=tolerance_detail(block, placed, lines.contents),
+        detail=tolerance_detail(placed),
     )
     _placed(run, state, index, outcome)
 
@@ -834,12 +870,28 @@ def _with_excerpt(
 
 
 def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
-    """The one workspace file that every op of a path-less edit fits, or None (recorded why)."""
+    """The one workspace file that every op of a path-less edit fits, or None (recorded why).
+
+    Every file is a candidate: a cheap byte search for words of the edit's old
+    lines skips the files that cannot fit, and the rest are tried in full. The
+    search is bounded (`_GUESS_MAX_FILES` files, `_GUESS_MAX_BYTES` per file
+    tried in full); when a bound is hit the edit is refused, since the file left
+    out might have been a second fit.
+    """
     candidates = list(_text_files(run.workspace.root))
+    if _TOO_MANY in candidates:
+        _guess_refused(run, f"the workspace has more than {_GUESS_MAX_FILES} files")
+        return None
     if len(candidates) == 1:
         return candidates[0]
-    fits = []
+    probes = _probes(ops)
+    fits: list[str] = []
     for path in candidates:
+        if probes and not _may_hold(run.workspace.root / path, probes):
+            continue
+        if (run.workspace.root / path).stat().st_size > _GUESS_MAX_BYTES:
+            _guess_refused(run, f"{path} may fit and is larger than {_GUESS_MAX_BYTES} bytes")
+            return None
         read = run.workspace.read(path)
         if isinstance(read, PatchFailure):
             continue
@@ -856,26 +908,81 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
         PatchFailure(
             code=FailureCode.MALFORMED_PATCH if not fits else FailureCode.AMBIGUOUS_MATCH,
             message="the edit names no file, and it fits "
-            + ("no file of the workspace" if not fits else "more than one file"),
-            hint="Name the file: '--- a/PATH' and '+++ b/PATH' lines before a diff's hunks, "
-            "or the path on the line before a SEARCH/REPLACE block.",
+            + ("no file of the workspace" if not fits else f"{fits[0]} and {fits[1]}"),
+            hint=_NAME_THE_FILE,
         )
     )
     return None
 
 
+_NAME_THE_FILE = (
+    "Name the file: '--- a/PATH' and '+++ b/PATH' lines before a diff's hunks, "
+    "or the path on the line before a SEARCH/REPLACE block."
+)
+
+
+def _guess_refused(run: _Run, why: str) -> None:
+    run.fail(
+        PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"the edit names no file, and not every file could be tried: {why}",
+            hint=_NAME_THE_FILE,
+        )
+    )
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]{3,}")
+
+
+def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
+    """Words every fitting file must hold: the longest word of each removed line.
+
+    Every tolerance keeps ASCII letters, digits and underscores, and a removed
+    line must match its file line, so a file without one of these words cannot
+    fit. Context lines may be altered, so they give no probe.
+    """
+    words: list[bytes] = []
+    for op in ops:
+        if isinstance(op, Hunk):
+            removed = [line[1:] for line in op.lines if line.startswith("-")]
+        elif isinstance(op, SearchReplace):
+            block = block_from_search_replace(op.search, op.replace)
+            removed = [ln.text for ln in block.lines if ln.op is Op.REMOVE]
+        else:
+            continue
+        for text in removed:
+            found = _WORD.findall(text)
+            if found and not is_elision(text):
+                words.append(max(found, key=len).encode("ascii"))
+    return tuple(dict.fromkeys(words))
+
+
+def _may_hold(path: Path, probes: tuple[bytes, ...]) -> bool:
+    """Whether the file holds every probe (searched in place, never read whole)."""
+    try:
+        with path.open("rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                return all(view.find(probe) >= 0 for probe in probes)
+    except (OSError, ValueError):
+        return True  # unreadable here: let the full read report on it
+
+
+_TOO_MANY = "\0too many files"
+
+
 def _text_files(root: Path) -> Iterator[str]:
+    """Every regular file under `root` outside version-control and state directories."""
     count = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
         for name in sorted(filenames):
             full = Path(dirpath) / name
-            try:
-                if full.is_symlink() or full.stat().st_size > _GUESS_MAX_BYTES:
-                    continue
-            except OSError:
+            if full.is_symlink() or not full.is_file():
                 continue
-            yield full.relative_to(root).as_posix()
             count += 1
-            if count >= _GUESS_MAX_FILES:
+            if count > _GUESS_MAX_FILES:
+                yield _TOO_MANY
                 return
+            yield full.relative_to(root).as_posix()

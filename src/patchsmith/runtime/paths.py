@@ -139,6 +139,17 @@ def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
     failure = _syntax_failure(user_path)
     if failure is not None:
         return failure
+    try:
+        user_path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        # A lone surrogate (JSON's "\ud800") names no file any file system can hold.
+        return PatchFailure(
+            code=FailureCode.MALFORMED_PATCH,
+            message=f"path {user_path[:200]!r} holds U+{ord(user_path[exc.start]):04X}, "
+            "a lone surrogate that is not a character",
+            file=user_path[:200].encode("ascii", "backslashreplace").decode("ascii"),
+            hint="send the path as valid UTF-8 text (in JSON, a surrogate only as half of a pair)",
+        )
     parts = [part for part in user_path.replace("\\", "/").split("/") if part not in ("", ".")]
     if not parts:
         return _outside(user_path, f"path {user_path!r} names the workspace root, not a file")

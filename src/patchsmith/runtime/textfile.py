@@ -7,6 +7,8 @@ kept apart, and the encoding is one of a few whose decode→encode round trip is
 from __future__ import annotations
 
 import hashlib
+import re
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -53,6 +55,9 @@ class TextFile:
     sha256: str
     """Hex SHA-256 of `raw`."""
     raw: bytes
+    utf8_errors: int | None = None
+    """For a Latin-1 file that is mostly UTF-8 (it holds valid multi-byte UTF-8 sequences):
+    how many bytes are not UTF-8. None for every other file."""
 
 
 def _binary(path: str, where: str) -> PatchFailure:
@@ -94,9 +99,45 @@ def decode_file(path: str, raw: bytes, mode: int) -> TextFile | PatchFailure:
         except UnicodeDecodeError:
             text, encoding = raw.decode("latin-1"), TextEncoding.LATIN_1
         bom = b""
+    utf8_errors = _utf8_errors(raw) if encoding is TextEncoding.LATIN_1 else None
     return TextFile(
-        path=path, text=text, encoding=encoding, bom=bom, mode=mode, sha256=digest, raw=raw
+        path=path,
+        text=text,
+        encoding=encoding,
+        bom=bom,
+        mode=mode,
+        sha256=digest,
+        raw=raw,
+        utf8_errors=utf8_errors,
     )
+
+
+def _utf8_errors(raw: bytes) -> int | None:
+    """Bytes of `raw` that are not UTF-8, if the rest holds multi-byte UTF-8; else None.
+
+    Such a file is UTF-8 with a few damaged bytes, not Latin-1: Latin-1 text added to
+    it would be a second encoding in one file.
+    """
+    decoded = raw.decode("utf-8", "surrogateescape")
+    bad = len(_ESCAPED.findall(decoded))
+    multibyte = len(decoded) - bad - sum(1 for _ in _ASCII.finditer(decoded))
+    return bad if multibyte > 0 else None
+
+
+def _damaged_lines(raw: bytes) -> Counter[bytes]:
+    """The lines of `raw` that are not valid UTF-8; an edit may keep them, never add one."""
+    damaged: Counter[bytes] = Counter()
+    for line in raw.split(b"\n"):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                damaged[line] += 1
+    return damaged
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+_ASCII = re.compile("[\x00-\x7f]")
 
 
 def _line_and_column(text: str, index: int) -> tuple[int, int]:
@@ -106,9 +147,13 @@ def _line_and_column(text: str, index: int) -> tuple[int, int]:
 
 
 def encode_text(tf: TextFile, new_text: str) -> bytes | PatchFailure:
-    """`new_text` as bytes in `tf`'s encoding and BOM, or ENCODING_ERROR naming the character."""
+    """`new_text` as bytes in `tf`'s encoding and BOM, or ENCODING_ERROR naming the character.
+
+    A mostly-UTF-8 file read as Latin-1 (see `TextFile.utf8_errors`) takes no new
+    non-ASCII text: neither encoding would write it consistently with the rest.
+    """
     try:
-        return tf.bom + new_text.encode(tf.encoding.value)
+        encoded = tf.bom + new_text.encode(tf.encoding.value)
     except UnicodeEncodeError as exc:
         char = new_text[exc.start]
         line, column = _line_and_column(new_text, exc.start)
@@ -121,3 +166,20 @@ def encode_text(tf: TextFile, new_text: str) -> bytes | PatchFailure:
             file=tf.path,
             hint=f"use only characters {tf.encoding.value} can represent, or an ASCII escape",
         )
+    if (
+        tf.utf8_errors is not None
+        and not new_text.isascii()
+        and _damaged_lines(encoded) - _damaged_lines(tf.raw)
+    ):
+        return PatchFailure(
+            code=FailureCode.ENCODING_ERROR,
+            message=(
+                f"{tf.path} is UTF-8 except for {tf.utf8_errors} invalid byte(s), so it was "
+                "read as Latin-1; the edit adds non-ASCII text, which would be written "
+                "in an encoding the rest of the file does not use"
+            ),
+            file=tf.path,
+            hint="add only ASCII text to this file (use escapes), or fix its invalid "
+            "bytes so that it is valid UTF-8",
+        )
+    return encoded
