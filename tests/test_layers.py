@@ -33,9 +33,10 @@ def _layer(module: str) -> str:
         "store",
         "report",
         "_attempt",
+        "evidence",
     ):
         return "runtime"
-    if first in ("api", "propose", "direct", "codemod", "commands"):
+    if first in ("api", "propose", "direct", "codemod", "commands", "verify"):
         return "workflows"
     return "interfaces"  # cli, the package façade
 

@@ -27,6 +27,12 @@ SECRET_FILE = b"token = 'old'\n"
 CliRun = Callable[..., tuple[int, str, str]]
 
 
+# The verification plan's `unit` profile: a test command that passes.
+UNIT_PROFILE = (
+    f'[verify.unit]\nargv = [{json.dumps(sys.executable)}, "-c", "pass"]\nkind = "test"\n'
+).encode()
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -91,7 +97,12 @@ def full_proposal(**changes: object) -> dict[str, object]:
 def _root(tmp_path: Path) -> Path:
     return make_tree(
         tmp_path / "ws",
-        {"src/users.py": USERS, "old.txt": b"old\n", "secrets/key.txt": SECRET_FILE},
+        {
+            "src/users.py": USERS,
+            "old.txt": b"old\n",
+            "secrets/key.txt": SECRET_FILE,
+            "patchsmith.toml": UNIT_PROFILE,
+        },
     )
 
 
@@ -125,7 +136,7 @@ class TestFullProposal:
         assert "old.txt" not in files
         assert [ConditionStatus.PASSED] * 3 == [c.status for c in report.preconditions]
         statuses = [c.status for c in report.postconditions]
-        assert [ConditionStatus.PASSED] * 6 + [ConditionStatus.NOT_CHECKED] * 2 == statuses
+        assert [ConditionStatus.PASSED] * 8 == statuses
         with Store.open(root / ".patchsmith") as store:
             rec = store.get(report.attempt_id or "")
         assert rec is not None
@@ -462,7 +473,12 @@ class TestCrash:
         for n in range(12):
             root = make_tree(
                 tmp_path / f"n{n}",
-                {"src/users.py": USERS, "old.txt": b"old\n", "secrets/key.txt": SECRET_FILE},
+                {
+                    "src/users.py": USERS,
+                    "old.txt": b"old\n",
+                    "secrets/key.txt": SECRET_FILE,
+                    "patchsmith.toml": UNIT_PROFILE,
+                },
             )
             old = snapshot_tree(root)
             child = subprocess.run(
@@ -479,6 +495,7 @@ class TestCrash:
                 "src/users.py": b"def normalise(name):\n    return name.lower()\n",
                 "docs/users.md": b"# Users\n",
                 "secrets/key.txt": SECRET_FILE,
+                "patchsmith.toml": UNIT_PROFILE,
             }
             assert all_new or old == now, f"killed at step {n}: neither all-old nor all-new"
             assert all_new or child.returncode == 17

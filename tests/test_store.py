@@ -457,6 +457,7 @@ class TestJson:
         } == set(summary)
         assert set(summary) | {
             "decisions",
+            "evidence",
             "input_text",
             "staged_diff",
             "applied_diff",

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+# A callable package: `patchsmith.verify(root, profiles)` runs verification, and
+# `patchsmith.verify.VerifyReport` & co. are its types (loaded on first use).
+from patchsmith import verify
 from patchsmith.api import apply
 from patchsmith.direct import FileView, read_file, write_file
 from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
@@ -84,6 +87,7 @@ __all__ = [
     "run_command",
     "run_recipe",
     "tool_definitions",
+    "verify",
     "write_file",
 ]
 __version__ = "0.1.0"

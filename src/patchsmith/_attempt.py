@@ -19,6 +19,7 @@ from pathlib import Path
 
 from patchsmith.conditions import ConditionResult, condition_failures
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
 from patchsmith.policy import Policy, load_policy
@@ -41,6 +42,8 @@ __all__ = [
     "ADHOC_RUN_ID",
     "Attempt",
     "PostCheck",
+    "Verdict",
+    "Verifier",
     "applied_before",
     "head_commit",
     "normalise_sha256",
@@ -59,6 +62,25 @@ GIT_TIMEOUT_SECONDS = 10.0
 
 PostCheck = Callable[[Sequence[FileChange]], Sequence[ConditionResult]]
 """Checks a proposal's postconditions on the staged changes."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What verifying the staged changes found (run only when every guard passed).
+
+    `postconditions` replace the `not_checked` COMPILES / TESTS_PASS results;
+    `failures` refuse the change unless `keep` (the proposal's `keep_on_failure`).
+    """
+
+    postconditions: tuple[ConditionResult, ...] = ()
+    failures: tuple[PatchFailure, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    keep: bool = False
+    notes: tuple[str, ...] = ()
+
+
+Verifier = Callable[[Sequence[FileChange]], Verdict]
+"""Runs a proposal's verification plan on the staged changes (never on the workspace)."""
 
 _STORED_STATUS = {
     ApplyStatus.APPLIED: AttemptStatus.APPLIED,
@@ -294,6 +316,7 @@ class Attempt:
             failures=tuple(_storable_failure(f) for f in report.errors),
             decisions=tuple(_stored(d) for d in report.decisions),
             proposal_json=self.proposal_json,
+            evidence=report.evidence,
         )
         try:
             with Store.open(self.state_root / STATE_DIR_NAME) as store:
@@ -399,6 +422,7 @@ def review_and_commit(
     *,
     check: bool,
     postcheck: PostCheck | None = None,
+    verifier: Verifier | None = None,
     expected_sha256: Mapping[str, str] | None = None,
 ) -> ApplyReport:
     """Guard the staged changes, commit them unless refused or `check`, and record the attempt.
@@ -406,6 +430,8 @@ def review_and_commit(
     `template` carries the status to report on success (applied or partial), the
     files, and failures already found; `expected_sha256` (path to the hash a direct
     write expected) turns a commit-time STALE_FILE into one naming both hashes.
+    `verifier` runs after the guards pass and before anything is written (also with
+    `check`); its failures refuse the change unless its verdict says keep.
     """
     changes = transaction.changes
     staged_diff = transaction.diff()
@@ -422,6 +448,19 @@ def review_and_commit(
     if refusals:
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, *refusals))
         return attempt.finish(refused, changes, staged_diff)
+    if verifier is not None:
+        verdict = verifier(changes)
+        report = replace(
+            report,
+            postconditions=_merged(report.postconditions, verdict.postconditions),
+            evidence=verdict.evidence,
+            notes=(*report.notes, *verdict.notes),
+        )
+        if verdict.failures and not verdict.keep:
+            refused = replace(
+                report, status=ApplyStatus.REFUSED, errors=(*report.errors, *verdict.failures)
+            )
+            return attempt.finish(refused, changes, staged_diff)
     if check:
         return attempt.finish(replace(report, diff=staged_diff), changes, staged_diff)
     failure = transaction.commit(leave_no_state=not attempt.record)
@@ -430,6 +469,15 @@ def review_and_commit(
         refused = replace(report, status=ApplyStatus.REFUSED, errors=(*report.errors, failure))
         return attempt.finish(refused, changes, staged_diff)
     return attempt.finish(replace(report, diff=staged_diff), changes, staged_diff)
+
+
+def _merged(
+    checked: tuple[ConditionResult, ...], verified: tuple[ConditionResult, ...]
+) -> tuple[ConditionResult, ...]:
+    """`checked` with each result the verifier decided put in place of the one it replaces."""
+    by_type = {result.type: result for result in verified}
+    merged = tuple(by_type.pop(result.type, result) for result in checked)
+    return (*merged, *by_type.values())
 
 
 def _with_hashes(failure: PatchFailure, expected: Mapping[str, str]) -> PatchFailure:

@@ -32,6 +32,7 @@ def apply(
     options: EngineOptions | None = None,
     record: bool | None = None,
     policy: Policy | None = None,
+    full_rewrite: bool = False,
     allow_policy_edit: bool = False,
     strict: bool = False,
 ) -> ApplyReport:
@@ -44,7 +45,11 @@ def apply(
     (default: the policy's `record`) keeps the attempt in `.patchsmith/`. A change to
     the policy itself is refused (PROTECTED_PATH) unless `allow_policy_edit`. Never
     raises for bad input: a refusal is a report whose `status` is `refused` and
-    whose `errors` say what to fix. `strict` refuses any edit that locates only with a
+    whose `errors` say what to fix. No reply deletes code it did not show:
+    placeholder lines are merged by their anchors or refused, and a whole file that
+    stops early or drops most of a large file is refused unless `full_rewrite`
+    says the files are being rewritten.
+    `strict` refuses any edit that locates only with a
     tolerance beyond whitespace (`EngineOptions.strict()`; ignored when `options` is
     given). Each file's `placements` say where every edit landed and by which tolerance;
     `warnings` name what to double-check.
@@ -130,7 +135,7 @@ def apply(
         report = review_and_commit(
             attempt,
             transaction,
-            GuardContext(rules, root=workspace.root),
+            GuardContext(rules, root=workspace.root, full_rewrite=full_rewrite),
             ApplyReport(status, files, plan.failures, warnings=plan.warnings),
             check=check,
         )

@@ -218,6 +218,7 @@ def write_file(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    full_rewrite: bool = False,
     allow_policy_edit: bool = False,
 ) -> ApplyReport:
     """Replace the file at `path` with `content` if it still hashes to `expected_sha256`.
@@ -226,7 +227,9 @@ def write_file(
     for a new file). Refused, with nothing written, on STALE_FILE (expected and
     actual hash in the message) or any guard of the policy; recorded as a `write`
     attempt. Writing the workspace's policy is refused (PROTECTED_PATH) unless
-    `allow_policy_edit`. Never raises for bad input.
+    `allow_policy_edit`. The omission guards refuse content with placeholder lines,
+    and content that drops the file's ending or most of a large file unless
+    `full_rewrite` says the file is being rewritten. Never raises for bad input.
     """
     from patchsmith._attempt import (
         Attempt,
@@ -281,7 +284,7 @@ def write_file(
         return review_and_commit(
             attempt,
             transaction,
-            GuardContext(rules, root=workspace.root),
+            GuardContext(rules, root=workspace.root, full_rewrite=full_rewrite),
             ApplyReport(ApplyStatus.APPLIED, (staged.file,)),
             check=check,
             expected_sha256=dict([staged.expected]) if staged.expected else None,

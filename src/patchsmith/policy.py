@@ -52,6 +52,9 @@ class GuardSwitches(BaseModel):
     binary_content: StrictBool = True
     secrets: StrictBool = True
     empty_write: StrictBool = True
+    placeholders: StrictBool = True
+    truncated_write: StrictBool = True
+    whole_file_removal: StrictBool = True
     file_size: StrictBool = True
     max_files: StrictBool = True
     max_changed_lines: StrictBool = True

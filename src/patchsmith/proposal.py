@@ -60,6 +60,7 @@ __all__ = [
     "VerificationPlan",
     "load_proposal",
     "proposal_json_schema",
+    "strategy_mismatches",
     "unsupported_operations",
 ]
 
@@ -323,10 +324,32 @@ class TargetRegion(ProposalModel):
 
 
 class VerificationPlan(ProposalModel):
-    """Which verification profile to run after applying, and how long it may take."""
+    """Which verification profiles check the change before it is kept, and how.
 
-    profile: str = Field(min_length=1)
+    `profile` (one name) and `profiles` (several) are joined; at least one is needed.
+    A targeted Python test profile runs only the tests importing a changed module,
+    then the whole profile when `full` is true. A failing profile refuses the change
+    (nothing is written) unless `keep_on_failure` is true.
+    """
+
+    profile: str | None = Field(default=None, min_length=1)
+    profiles: tuple[str, ...] = ()
     timeout_seconds: float | None = Field(default=None, gt=0)
+    full: bool = False
+    keep_on_failure: bool = False
+
+    @model_validator(mode="after")
+    def _names_some_profile(self) -> VerificationPlan:
+        if self.profile is None and not self.profiles:
+            raise ValueError("name a profile: set 'profile' or 'profiles'")
+        if any(not name.strip() for name in self.profiles):
+            raise ValueError("a profile name must not be empty")
+        return self
+
+    def profile_names(self) -> tuple[str, ...]:
+        """Every profile the plan names, once, in order."""
+        names = (self.profile,) if self.profile is not None else ()
+        return tuple(dict.fromkeys((*names, *self.profiles)))
 
 
 class PatchProposal(ProposalModel):
@@ -351,6 +374,56 @@ class PatchProposal(ProposalModel):
     expected_postconditions: tuple[Postcondition, ...] = ()
     verification_plan: VerificationPlan | None = None
     risk: Risk = Risk.LOW
+    full_rewrite: bool = False
+    """Whole-file writes in this proposal are meant as full rewrites: a write that drops
+    most of a file, or its ending, is not refused as an omission."""
+
+
+_STRATEGY_OPERATIONS: dict[ProposalStrategy, frozenset[str]] = {
+    ProposalStrategy.DIRECT_FILE_EDIT: frozenset({"direct_write", "patch"}),
+    ProposalStrategy.UNIFIED_DIFF: frozenset({"patch", "direct_write"}),
+    ProposalStrategy.AST_TRANSFORM: frozenset({"ast_transform", "patch", "direct_write"}),
+    ProposalStrategy.BUILD_TOOL_GENERATED: frozenset({"command", "patch", "direct_write"}),
+    ProposalStrategy.HYBRID: frozenset({"patch", "direct_write", "ast_transform", "command"}),
+}
+"""Operation types each strategy may carry: the hand-written strategies only text edits;
+AST_TRANSFORM recipes and BUILD_TOOL_GENERATED commands, each with text edits beside them
+(a manifest edit with the lockfile it implies) but not the other generator."""
+
+_STRATEGY_NEEDS: dict[ProposalStrategy, str] = {
+    ProposalStrategy.AST_TRANSFORM: "ast_transform",
+    ProposalStrategy.BUILD_TOOL_GENERATED: "command",
+}
+"""The operation a strategy is named after: a proposal of it without one contradicts it."""
+
+
+def strategy_mismatches(proposal: PatchProposal) -> list[PatchFailure]:
+    """STRATEGY_MISMATCH for each operation its strategy does not allow, or a missing core one."""
+    allowed = _STRATEGY_OPERATIONS[proposal.strategy]
+    failures = [
+        PatchFailure(
+            code=FailureCode.STRATEGY_MISMATCH,
+            message=f"operations[{index}]: a '{operation.type}' operation contradicts the "
+            f"declared strategy {proposal.strategy.value} (it allows "
+            f"{', '.join(sorted(allowed))})",
+            hint="declare the strategy the operations follow (HYBRID mixes them)",
+            rule="strategy_operations",
+        )
+        for index, operation in enumerate(proposal.operations)
+        if operation.type not in allowed
+    ]
+    needed = _STRATEGY_NEEDS.get(proposal.strategy)
+    if needed is not None and all(op.type != needed for op in proposal.operations):
+        failures.append(
+            PatchFailure(
+                code=FailureCode.STRATEGY_MISMATCH,
+                message=f"strategy {proposal.strategy.value} declares a '{needed}' change but "
+                "no operation is one",
+                hint="declare the strategy the operations follow",
+                rule="strategy_operations",
+            )
+        )
+    return failures
 
 
 def unsupported_operations(proposal: PatchProposal) -> list[PatchFailure]:

@@ -53,6 +53,7 @@ from patchsmith.proposal import (
     PatchProposal,
     ProposalSource,
     load_proposal,
+    strategy_mismatches,
     unsupported_operations,
 )
 from patchsmith.report import ApplyReport, ApplyStatus, FileReport
@@ -62,6 +63,8 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
+from patchsmith.verify.plan import check_plan, plan_verifier, unverified_note
+from patchsmith.verify.profiles import ProfileSet, load_profiles
 
 __all__ = ["INVALID_PROPOSAL_ID", "propose"]
 
@@ -122,8 +125,17 @@ def propose(
     early = _early_refusal(workspace, rules, loaded, scripts)
     if early is not None:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=early, check=check))
-    assert isinstance(rules, Policy)
+    profile_set = load_profiles(workspace.root)
+    plan_problems = (
+        (profile_set,) if isinstance(profile_set, PatchFailure) else check_plan(loaded, profile_set)
+    )
+    if plan_problems:
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=plan_problems, check=check))
+    assert isinstance(rules, Policy) and isinstance(profile_set, ProfileSet)
     notes = rules.loosening_attempts(loaded)
+    unverified = unverified_note(loaded, profile_set)
+    if unverified is not None:
+        notes = (*notes, unverified)
     earlier = _applied_before(workspace, loaded, scripts)
     if earlier is not None:
         note = f"already applied by attempt {earlier}; nothing was written"
@@ -164,6 +176,9 @@ def propose(
             template,
             check=check,
             postcheck=postcheck,
+            verifier=plan_verifier(loaded, workspace.real_root, profile_set, cache=recording)
+            if loaded.verification_plan is not None
+            else None,
             expected_sha256=staged.expected,
         )
 
@@ -208,6 +223,9 @@ def _early_refusal(
     blocked = not_ready(workspace, rules)
     if blocked:
         return blocked
+    mismatched = tuple(strategy_mismatches(proposal))
+    if mismatched:
+        return mismatched
     unsupported = (*unsupported_operations(proposal), *unsupported_modes(scripts))
     return unsupported or None
 

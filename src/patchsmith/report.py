@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure, PatchRefused
+from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
 from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, settle_hint
 
@@ -156,6 +157,8 @@ class ApplyReport:
     preconditions: tuple[ConditionResult, ...] = ()
     postconditions: tuple[ConditionResult, ...] = ()
     notes: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    """A proposal's verification runs (its `verification_plan`), base and changed."""
     warnings: tuple[ApplyWarning, ...] = ()
 
     @property
@@ -208,7 +211,8 @@ class ApplyReport:
     def to_json(self) -> dict[str, object]:
         """`{"status", "files", "errors", "diff", "check", "decisions", "attempt_id", "warnings"}`.
 
-        A proposal's `preconditions`, `postconditions` and `notes` follow when non-empty.
+        A proposal's `preconditions`, `postconditions`, `notes` and `verification`
+        (its evidence, without the tools' output) follow when non-empty.
         """
         data: dict[str, object] = {
             "status": self.status.value,
@@ -226,6 +230,8 @@ class ApplyReport:
             data["postconditions"] = [c.to_json() for c in self.postconditions]
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.evidence:
+            data["verification"] = [e.to_json(output=False) for e in self.evidence]
         return data
 
     def to_json_text(self) -> str:

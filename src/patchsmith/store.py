@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -160,6 +161,8 @@ class AttemptRecord:
     failures: tuple[PatchFailure, ...] = field(default_factory=tuple)
     decisions: tuple[GuardDecision, ...] = field(default_factory=tuple)
     proposal_json: str | None = None
+    evidence: tuple[Evidence, ...] = field(default_factory=tuple)
+    """Verification runs (profile, argv, exit code, duration, failures, output digest)."""
 
     def summary_json(self) -> dict[str, object]:
         """The JSON object `log --json` prints: everything but the texts and decisions."""
@@ -182,6 +185,7 @@ class AttemptRecord:
         return {
             **self.summary_json(),
             "decisions": [d.to_json() for d in self.decisions],
+            "evidence": [e.to_json() for e in self.evidence],
             "input_text": self.input_text,
             "staged_diff": self.staged_diff,
             "applied_diff": self.applied_diff,
@@ -318,8 +322,31 @@ def _migration_2_runs_proposals_moves(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migration_3_evidence(conn: sqlite3.Connection) -> None:
+    # One row per verification run: the columns a query needs, plus the whole run as JSON
+    # (argv, parsed failures, bounded output) so that `show` prints it as it was.
+    conn.execute(
+        """CREATE TABLE evidence (
+            attempt_id TEXT NOT NULL REFERENCES attempts(id),
+            seq INTEGER NOT NULL,
+            profile TEXT NOT NULL,
+            side TEXT NOT NULL,
+            exit_code INTEGER,
+            duration_s REAL NOT NULL,
+            passed INTEGER NOT NULL,
+            output_sha256 TEXT NOT NULL,
+            run_json TEXT NOT NULL,
+            PRIMARY KEY (attempt_id, seq)
+        )"""
+    )
+
+
 _Migration = Callable[[sqlite3.Connection], None]
-_MIGRATIONS: tuple[_Migration, ...] = (_migration_1_attempts, _migration_2_runs_proposals_moves)
+_MIGRATIONS: tuple[_Migration, ...] = (
+    _migration_1_attempts,
+    _migration_2_runs_proposals_moves,
+    _migration_3_evidence,
+)
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this patchsmith writes."""
 
@@ -534,6 +561,24 @@ class Store:
                     for seq, d in enumerate(rec.decisions)
                 ],
             )
+            conn.executemany(
+                "INSERT INTO evidence (attempt_id, seq, profile, side, exit_code, duration_s,"
+                " passed, output_sha256, run_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        attempt_id,
+                        seq,
+                        e.profile,
+                        e.side.value,
+                        e.exit_code,
+                        e.duration_s,
+                        int(e.passed),
+                        e.output_sha256,
+                        e.dumps(),
+                    )
+                    for seq, e in enumerate(rec.evidence)
+                ],
+            )
         return attempt_id
 
     def find_ids(self, prefix: str, limit: int = 10) -> tuple[str, ...]:
@@ -687,6 +732,12 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
             (attempt_id,),
         )
     )
+    evidence = tuple(
+        _evidence(text)
+        for (text,) in conn.execute(
+            "SELECT run_json FROM evidence WHERE attempt_id = ? ORDER BY seq", (attempt_id,)
+        )
+    )
     return AttemptRecord(
         id=row[0],
         run_id=row[1],
@@ -704,4 +755,12 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
         failures=failures,
         decisions=decisions,
         proposal_json=row[12],
+        evidence=evidence,
     )
+
+
+def _evidence(text: str) -> Evidence:
+    try:
+        return Evidence.loads(text)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _io_failure(f"the store holds unreadable verification evidence: {exc}") from None

@@ -84,7 +84,11 @@ class TestNpmLock:
             "expected_sha256": __import__("hashlib").sha256(lock.encode()).hexdigest(),
         }
 
-        report = propose(_proposal(op, proposal_id="hand"), web, record=False)
+        # A hand edit is declared as one: BUILD_TOOL_GENERATED without a command would be
+        # STRATEGY_MISMATCH before the lockfile guard is reached.
+        report = propose(
+            _proposal(op, proposal_id="hand", strategy="DIRECT_FILE_EDIT"), web, record=False
+        )
 
         assert ["LOCKFILE_CHANGED"] == [e.code.value for e in report.errors]
 

@@ -118,10 +118,11 @@ class TestSearchReplaceRoundTrip:
 class TestWholeFileRoundTrip:
     @given(paths, texts([*_PLAIN, "", "```", "````py", "{"], final_newline=True))
     def test_file(self, path: str, text: str) -> None:
-        """A fenced file parses to its exact text (fences inside included)."""
+        """A fenced file parses to its exact text (fences inside included); named as the
+        whole-file format, it is explicit (the file, never a region)."""
         script = parse_edits(render_whole_file(path, text), EditFormat.WHOLE_FILE)
 
-        assert [(path, Action.UPDATE, (WholeContent(text),))] == [
+        assert [(path, Action.UPDATE, (WholeContent(text, explicit=True),))] == [
             (e.path, e.action, e.ops) for e in script.edits
         ]
 

@@ -16,6 +16,7 @@ _COMMANDS: tuple[str, ...] = (
     "propose",
     "recipe",
     "run_command",
+    "verify",
     "schema",
     "log",
     "show",

@@ -53,7 +53,20 @@ FORMATS_HELP = textwrap.dedent(
                             return "hello"
                         >>>>>>> REPLACE
 
-      whole_file      the path, then the complete new file in a fence
+      lazy_snippet    the path, then the new text in a fence, unchanged code
+                      left out behind placeholder comments (merged by the
+                      lines around them; ambiguous or absent anchors refuse)
+                        app.py
+                        ```python
+                        # ... existing code ...
+                        def greet():
+                            return "hello"
+                        # ... existing code ...
+                        ```
+
+      whole_file      the path, then the complete new file in a fence (under
+                      auto-detection a block much shorter than the file
+                      replaces only the stretch it matches)
                         app.py
                         ```python
                         def greet():
@@ -63,6 +76,9 @@ FORMATS_HELP = textwrap.dedent(
       str_replace     editor tool calls as JSON (one object or a list)
                         {"command": "str_replace", "path": "app.py",
                          "old_str": "return \\"hi\\"", "new_str": "return \\"hello\\""}
+
+    omissions: a placeholder line is never written; a whole file that stops
+    early or drops most of a large file is refused unless --full-rewrite.
 
     exit status: 0 everything applied (or would, with --check); 1 refused,
     nothing changed (or, with --partial, only some edits applied); 2 usage error.
@@ -103,6 +119,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=edit_format,
         metavar="{" + ",".join(f.value for f in EditFormat) + "}",
         help="the edit format (default: auto-detect; aliases such as diff or aider accepted)",
+    )
+    parser.add_argument(
+        "--full-rewrite",
+        action="store_true",
+        help="whole files are meant as full rewrites: do not refuse one that drops most "
+        "of a file or its ending",
     )
     add_record_option(parser)
     add_metadata_options(parser)
@@ -219,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         check=args.check,
         partial=args.partial,
         record=args.record,
+        full_rewrite=args.full_rewrite,
         policy=policy_for(args),
         strict=args.strict,
     )

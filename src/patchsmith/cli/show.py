@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(attempt: AttemptRecord) -> str:
-    """The plain-text view: a header, files, decisions, failures, then the diff."""
+    """The plain-text view: a header, files, decisions, verification, failures, the diff."""
     lines = [
         f"attempt   {attempt.id}",
         f"run       {attempt.run_id}",
@@ -71,6 +71,30 @@ def render(attempt: AttemptRecord) -> str:
             verdict = "pass" if d.passed else "FAIL"
             detail = f"  {d.detail}" if d.detail else ""
             lines.append(f"  {verdict}  {d.name} ({d.code.value}){detail}")
+    if attempt.evidence:
+        lines.append("verification")
+        for e in attempt.evidence:
+            verdict = "pass" if e.passed else "FAIL"
+            cached = ", cached" if e.cached else ""
+            ended = e.start_error or ("timed out" if e.timed_out else f"exit {e.exit_code}")
+            lines.append(
+                f"  {verdict}  {e.profile} [{e.side.value}{cached}] {ended}, "
+                f"{e.duration_s:.2f} s, {len(e.failures)} failures"
+                + (
+                    f" ({len(e.introduced)} introduced, {len(e.fixed)} fixed)"
+                    if e.side.value != "base"
+                    else ""
+                )
+            )
+            lines.append(f"    argv    {' '.join(e.argv)}")
+            lines.append(f"    output  sha256 {e.output_sha256}")
+            for found in e.introduced:
+                where = found.file or ""
+                if where and found.line is not None:
+                    where += f":{found.line}"
+                label = found.test_id or found.code or ""
+                first = (found.message.strip().splitlines() or [""])[0]
+                lines.append(f"    introduced  {where} [{label}] {first}")
     if attempt.failures:
         lines.append("failures")
         for failure in attempt.failures:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from patchsmith.engine.diffparse import split_lines
+from patchsmith.formats import lazy_snippet
 from patchsmith.formats._assemble import covering_problem, merge_updates
 from patchsmith.formats.registry import FORMATS, format_named, parser_for
 from patchsmith.formats.script import (
@@ -14,6 +16,7 @@ from patchsmith.formats.script import (
     EditScript,
     FileEdit,
     InsertText,
+    LazySnippet,
     ParseProblem,
     SearchReplace,
     WholeContent,
@@ -26,6 +29,7 @@ __all__ = [
     "EditScript",
     "FileEdit",
     "InsertText",
+    "LazySnippet",
     "ParseProblem",
     "SearchReplace",
     "WholeContent",
@@ -60,13 +64,31 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
         )
         return EditScript(format=EditFormat.AUTO, problems=(problem,))
     entry = parser_for(fmt)
-    if entry is not None:
-        return entry.parse(text)
-    return _parse_auto(text)
+    if entry is None:
+        return _parse_auto(text)
+    parsed = entry.parse(text)
+    if fmt is EditFormat.WHOLE_FILE:
+        return _explicit(parsed)
+    return parsed
+
+
+def _explicit(parsed: EditScript) -> EditScript:
+    """Whole files the caller asked for by name replace their file, with no region reading."""
+    edits = tuple(
+        replace(
+            edit,
+            ops=tuple(
+                replace(op, explicit=True) if isinstance(op, WholeContent) else op
+                for op in edit.ops
+            ),
+        )
+        for edit in parsed.edits
+    )
+    return replace(parsed, edits=edits)
 
 
 # Formats recognised by markers ordinary prose can contain.
-_WEAK = (EditFormat.STR_REPLACE, EditFormat.WHOLE_FILE)
+_WEAK = (EditFormat.STR_REPLACE, EditFormat.LAZY_SNIPPET, EditFormat.WHOLE_FILE)
 _LEADING_SEARCH = re.compile(r"^<{5,9} ?SEARCH\b", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -87,12 +109,15 @@ def _parse_auto(text: str) -> EditScript:
     regions: list[tuple[int, int]] = []
     found: list[EditFormat] = []
     order = _auto_order(text)
-    for fmt in [*order, EditFormat.WHOLE_FILE]:
+    for fmt in [*order, EditFormat.LAZY_SNIPPET, EditFormat.WHOLE_FILE]:
         entry = parser_for(fmt)
         remaining = "".join(masked)
         if entry is None or not entry.detect(remaining):
             continue
-        result = entry.parse(remaining)
+        # Auto-detection leaves a fence with neither placeholders nor a prose-only path
+        # to the whole-file format (which may create a file).
+        parse = lazy_snippet.parse_marked if fmt is EditFormat.LAZY_SNIPPET else entry.parse
+        result = parse(remaining)
         if not result.edits and (not result.problems or (fmt in _WEAK and bool(edits))):
             continue  # JSON-looking prose next to real edits is prose, not a broken call
         found.append(fmt)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from patchsmith.formats import apply_patch, search_replace, str_replace, udiff, whole_file
+from patchsmith.formats import (
+    apply_patch,
+    lazy_snippet,
+    search_replace,
+    str_replace,
+    udiff,
+    whole_file,
+)
 from patchsmith.formats.script import EditFormat, EditScript
 
 __all__ = ["FORMATS", "FormatParser", "format_named", "parser_for"]
@@ -20,12 +27,13 @@ class FormatParser:
     parse: Callable[[str], EditScript]
 
 
-# Most specific markers first; whole files (any path-named fence) last.
+# Most specific markers first; lazy snippets, then whole files (any path-named fence) last.
 FORMATS: tuple[FormatParser, ...] = (
     FormatParser(EditFormat.STR_REPLACE, str_replace.detect, str_replace.parse),
     FormatParser(EditFormat.APPLY_PATCH, apply_patch.detect, apply_patch.parse),
     FormatParser(EditFormat.SEARCH_REPLACE, search_replace.detect, search_replace.parse),
     FormatParser(EditFormat.UDIFF, udiff.detect, udiff.parse),
+    FormatParser(EditFormat.LAZY_SNIPPET, lazy_snippet.detect, lazy_snippet.parse),
     FormatParser(EditFormat.WHOLE_FILE, whole_file.detect, whole_file.parse),
 )
 
@@ -37,6 +45,9 @@ _ALIASES = {
     "aider": EditFormat.SEARCH_REPLACE,
     "editblock": EditFormat.SEARCH_REPLACE,
     "whole": EditFormat.WHOLE_FILE,
+    "lazy": EditFormat.LAZY_SNIPPET,
+    "lazy_edit": EditFormat.LAZY_SNIPPET,
+    "snippet": EditFormat.LAZY_SNIPPET,
     "str_replace_json": EditFormat.STR_REPLACE,
     "str_replace_editor": EditFormat.STR_REPLACE,
 }

@@ -15,6 +15,7 @@ __all__ = [
     "EditScript",
     "FileEdit",
     "InsertText",
+    "LazySnippet",
     "ParseProblem",
     "SearchReplace",
     "WholeContent",
@@ -30,6 +31,7 @@ class EditFormat(StrEnum):
     SEARCH_REPLACE = "search_replace"
     WHOLE_FILE = "whole_file"
     STR_REPLACE = "str_replace"
+    LAZY_SNIPPET = "lazy_snippet"
 
 
 class Action(StrEnum):
@@ -60,7 +62,24 @@ class SearchReplace:
 
 @dataclass(frozen=True)
 class WholeContent:
-    """The file's complete new text."""
+    """The file's new text, as a fenced block after its path gives it.
+
+    With `explicit` (the caller chose the whole-file format, or a tool's `create`
+    command) it replaces the file. Otherwise it is read as a lazy snippet would be:
+    placeholder lines are merged by their anchors, and a block much shorter than the
+    file replaces the one stretch it anchors to, never the whole file.
+    """
+
+    text: str
+    explicit: bool = False
+
+
+@dataclass(frozen=True)
+class LazySnippet:
+    """New text of an existing file, with placeholder lines where unchanged code is left out.
+
+    Merged by anchors (see `patchsmith.engine.lazy`); never creates a file.
+    """
 
     text: str
 
@@ -73,7 +92,7 @@ class InsertText:
     text: str
 
 
-EditOp = Hunk | SearchReplace | WholeContent | InsertText
+EditOp = Hunk | SearchReplace | WholeContent | InsertText | LazySnippet
 
 
 @dataclass(frozen=True)
@@ -104,7 +123,8 @@ class ParseProblem:
     end_line: int
     text: str = ""
     code: FailureCode = FailureCode.MALFORMED_PATCH
-    """MALFORMED_PATCH, or PATH_MISMATCH for diff headers naming two different files."""
+    """MALFORMED_PATCH; PATH_MISMATCH for diff headers naming two different files;
+    TRUNCATED_OUTPUT for a reply that stops inside a fence."""
 
 
 @dataclass(frozen=True)

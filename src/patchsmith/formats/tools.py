@@ -93,6 +93,8 @@ class ToolDefinition:
             return json.dumps(call, ensure_ascii=False)
         if self.format is EditFormat.WHOLE_FILE:
             return _whole_file(str(arguments["path"]), str(arguments["content"]))
+        if self.format is EditFormat.LAZY_SNIPPET:
+            return _whole_file(str(arguments["path"]), str(arguments["snippet"]))
         return str(arguments["patch"])
 
 
@@ -112,6 +114,9 @@ def _text_parameters(name: str, description: str) -> dict[str, object]:
         "additionalProperties": False,
     }
 
+
+_LAZY_SNIPPET = "# ... existing code ...\n" + _EXAMPLE_NEW
+_LAZY_REPLY = f"{EXAMPLE_FILE[0]}\n```python\n{_LAZY_SNIPPET}```\n"
 
 _UDIFF_EXAMPLE = (
     "--- a/app.py\n"
@@ -162,9 +167,20 @@ _COMMON = (
 )
 
 
-def _prompt(title: str, rules: str, example: str, fence: str = "text") -> str:
+_LAZY_COMMON = (
+    "Copy the lines you keep next to each placeholder exactly from the file as it is now, "
+    "whitespace included, and keep enough of them that they occur at one place only: the "
+    "placeholder stands for exactly the lines between them. Paths are relative to the "
+    "repository root. If a change is refused, the reply names the reason and shows the real "
+    "lines: resend the edit against them."
+)
+
+
+def _prompt(
+    title: str, rules: str, example: str, fence: str = "text", common: str = _COMMON
+) -> str:
     # Four backticks: the whole-file example holds a fence of its own.
-    return f"{title}\n\n{rules}\n\n{_COMMON}\n\nExample:\n\n````{fence}\n{example}````\n"
+    return f"{title}\n\n{rules}\n\n{common}\n\nExample:\n\n````{fence}\n{example}````\n"
 
 
 _GUIDES: tuple[ToolDefinition, ...] = (
@@ -292,6 +308,39 @@ _GUIDES: tuple[ToolDefinition, ...] = (
             fence="json",
         ),
         example_reply=_STR_REPLACE_REPLY,
+    ),
+    ToolDefinition(
+        format=EditFormat.LAZY_SNIPPET,
+        name="edit_with_placeholders",
+        description="Edit a file by sending its changed parts with their new content, "
+        "unchanged stretches replaced by a placeholder comment such as "
+        "`# ... existing code ...`. Keep unchanged lines that occur once in the file next to "
+        "each placeholder; the edit is merged by them, or refused.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "the file, relative to the root"},
+                "snippet": {
+                    "type": "string",
+                    "description": "the new text of the changed parts, with placeholder "
+                    "comments where unchanged code is left out",
+                },
+            },
+            "required": ["path", "snippet"],
+            "additionalProperties": False,
+        },
+        example={"path": EXAMPLE_FILE[0], "snippet": _LAZY_SNIPPET},
+        prompt=_prompt(
+            "Write each changed part of a file, leaving unchanged code out.",
+            "Write the file's path on its own line, then a fenced code block with the new "
+            "text of the parts that change. Replace each stretch of unchanged lines with one "
+            "placeholder comment in the file's syntax (`# ... existing code ...`, "
+            "`// ... existing code ...`, `<!-- ... -->`).",
+            _LAZY_REPLY,
+            fence="markdown",
+            common=_LAZY_COMMON,
+        ),
+        example_reply=_LAZY_REPLY,
     ),
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from patchsmith.engine.diffparse import split_lines
+from patchsmith.errors import FailureCode
 from patchsmith.formats._assemble import problem, script
 from patchsmith.formats._markdown import Fence, fence_close, fence_open, info_path, path_from_line
 from patchsmith.formats.script import (
@@ -22,7 +23,7 @@ from patchsmith.formats.script import (
     WholeContent,
 )
 
-__all__ = ["detect", "parse"]
+__all__ = ["detect", "fence_path", "holds_file", "parse", "truncated_problem"]
 
 _DIFF_INFO = frozenset({"diff", "patch", "udiff"})
 _SHELL_INFO = frozenset({"bash", "sh", "shell", "console", "terminal", "zsh", "powershell", "cmd"})
@@ -58,15 +59,14 @@ def _blocks(lines: list[str]) -> tuple[list[FileEdit], list[ParseProblem]]:
             continue
         close = fence_close(lines, i, fence)
         body = lines[i + 1 : close]
-        path = _path(lines, i, fence)
+        path = fence_path(lines, i, fence)
         if path is None and len(body) > 1:
             path = path_from_line(body[0])
             if path is not None:
                 body = body[1:]
-        if path is not None and _is_file(fence, path, body):
+        if path is not None and holds_file(fence, path, body):
             if close == len(lines):
-                message = f"unclosed fence for {path}: the file may be cut short"
-                problems.append(problem(lines, message, i + 1, close))
+                problems.append(truncated_problem(lines, path, i + 1))
             else:
                 text = "".join(line if line.endswith("\n") else line + "\n" for line in body)
                 op = (WholeContent(text),)
@@ -75,7 +75,14 @@ def _blocks(lines: list[str]) -> tuple[list[FileEdit], list[ParseProblem]]:
     return edits, problems
 
 
-def _path(lines: list[str], start: int, fence: Fence) -> str | None:
+def truncated_problem(lines: list[str], path: str, start: int) -> ParseProblem:
+    """The reply stops inside the fence of `path`: the model was cut off (TRUNCATED_OUTPUT)."""
+    message = f"the fence for {path} is never closed: the reply was cut off"
+    return problem(lines, message, start, len(lines), FailureCode.TRUNCATED_OUTPUT)
+
+
+def fence_path(lines: list[str], start: int, fence: Fence) -> str | None:
+    """The path a fence names in its info string or on the line above it."""
     named = info_path(fence.info)
     if named:
         return named
@@ -85,7 +92,7 @@ def _path(lines: list[str], start: int, fence: Fence) -> str | None:
     return path_from_line(lines[index]) if index >= 0 else None
 
 
-def _is_file(fence: Fence, path: str, body: list[str]) -> bool:
+def holds_file(fence: Fence, path: str, body: list[str]) -> bool:
     """False for fences that hold another format (a diff, edit blocks) or shell commands."""
     language = fence.info.split()[0].lower() if fence.info.split() else ""
     if language in _DIFF_INFO:

@@ -24,6 +24,11 @@ from patchsmith.guards.generated import GeneratedFileGuard
 from patchsmith.guards.licence import LicenceHeaderGuard
 from patchsmith.guards.lockfiles import LockfileGuard
 from patchsmith.guards.metadata import HardLinkGuard, ReadOnlyGuard
+from patchsmith.guards.omission import (
+    PlaceholderGuard,
+    TruncatedWriteGuard,
+    WholeFileRemovalGuard,
+)
 from patchsmith.guards.ownership import OwnershipGuard
 from patchsmith.guards.policyfiles import PolicyFileGuard
 from patchsmith.guards.review import ReviewGuard
@@ -54,6 +59,9 @@ GUARDS: tuple[type[Guard], ...] = (
     HardLinkGuard,
     BinaryContentGuard,
     EmptyWriteGuard,
+    PlaceholderGuard,
+    TruncatedWriteGuard,
+    WholeFileRemovalGuard,
     FileSizeGuard,
     MaxFilesGuard,
     MaxChangedLinesGuard,

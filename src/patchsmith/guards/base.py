@@ -28,6 +28,9 @@ class GuardContext:
     expected_files: tuple[str, ...] = ()
     forbidden_files: tuple[str, ...] = ()
     root: Path | None = None
+    full_rewrite: bool = False
+    """The caller said whole-file writes are full rewrites: the omission guards that
+    look for cut-off or mostly-removed files let them through."""
     target_regions: tuple[TargetRegion, ...] = ()
     """Where the proposal says its change lands (the review guard)."""
     allowed_dependencies: tuple[str, ...] = ()
@@ -45,6 +48,7 @@ class GuardContext:
             expected_files=proposal.expected_files,
             forbidden_files=proposal.forbidden_files,
             root=root,
+            full_rewrite=proposal.full_rewrite,
             target_regions=proposal.target_regions,
             allowed_dependencies=proposal.allowed_dependency_changes,
             from_proposal=True,

@@ -18,6 +18,13 @@ from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_repl
 from patchsmith.engine.excerpt import closest_region, similar_regions
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
+from patchsmith.engine.lazy import (
+    MergeKind,
+    SnippetMerge,
+    SnippetRefusal,
+    SnippetRefused,
+    merge_snippet,
+)
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
@@ -28,6 +35,7 @@ from patchsmith.formats.script import (
     EditScript,
     FileEdit,
     InsertText,
+    LazySnippet,
     SearchReplace,
     WholeContent,
 )
@@ -127,6 +135,7 @@ def stage_script(
     """
     run = _Run(workspace, options, partial, size_limit)
     for problem in script.problems:
+        truncated = problem.code is FailureCode.TRUNCATED_OUTPUT
         hint = "Fix what the message names in those lines and resend the edit; nothing was applied."
         if problem.code is FailureCode.PATH_MISMATCH:
             hint = (
@@ -137,7 +146,10 @@ def stage_script(
             PatchFailure(
                 code=problem.code,
                 message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
-                hint=hint,
+                hint="The reply stops before its end: resend the rest of the file, or send "
+                "the change as a diff; nothing was applied."
+                if truncated
+                else hint,
             )
         )
     if not script.edits and not script.problems:
@@ -530,9 +542,8 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
     assert state.text is not None
     state.total += 1
     index = state.total - 1
-    if isinstance(op, WholeContent):
-        state.text = _with_file_endings(op.text, state.text)
-        state.applied += 1
+    if isinstance(op, (WholeContent, LazySnippet)):
+        _snippet(run, state, op, index)
     elif isinstance(op, InsertText):
         _insert(run, state, op, index)
     elif isinstance(op, SearchReplace):
@@ -540,6 +551,60 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
             _exact_replace(run, state, op, index)
         else:
             _search_replace(run, state, op, index)
+
+
+def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int) -> None:
+    """A fenced file or snippet: placeholders merged, a bare region placed, or the whole text."""
+    assert state.text is not None
+    explicit = isinstance(op, WholeContent) and op.explicit
+    merged = (
+        SnippetMerge(op.text, MergeKind.WHOLE)
+        if explicit or not state.text
+        else merge_snippet(state.text, op.text, state.path)
+    )
+    if isinstance(merged, SnippetRefused):
+        state.failed = True
+        run.fail(_snippet_failure(state, index, merged))
+        return
+    if merged.kind is MergeKind.WHOLE:
+        state.text = _with_file_endings(merged.text, state.text)
+        state.whole = True
+    else:
+        state.text = merged.text
+    state.applied += 1
+
+
+def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> PatchFailure:
+    assert state.text is not None
+    contents = split_lines(state.text).contents
+    if refused.reason is SnippetRefusal.AMBIGUOUS:
+        places = ", ".join(str(c + 1) for c in refused.candidates[:8])
+        code = FailureCode.AMBIGUOUS_MATCH
+        hint = (
+            f"The lines next to a placeholder occur at lines {places}; keep more unchanged "
+            "lines around the change (or send a diff) so that they match one place only."
+        )
+        first = refused.candidates[0] if refused.candidates else 0
+        region: tuple[int, int] | None = (
+            first,
+            min(first + max(len(refused.chunk), 1), len(contents)),
+        )
+    else:
+        code = FailureCode.PATCH_CONTEXT_MISMATCH
+        region = closest_region(contents, list(refused.chunk))
+        hint = (
+            "Keep at least one unchanged line, copied exactly from the file, next to each "
+            "'... existing code ...' placeholder (or send a diff); nothing was applied."
+        )
+    failure = PatchFailure(
+        code=code,
+        message=f"snippet for {state.path}: {refused.detail}",
+        file=state.path,
+        hunk=index,
+        hint=hint,
+        current_sha256=_sha(state),
+    )
+    return _with_excerpt(failure, contents, region)
 
 
 def _with_file_endings(new_text: str, old_text: str) -> str:

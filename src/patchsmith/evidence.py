@@ -1,0 +1,169 @@
+"""Verification evidence: what a tool reported (`ToolFailure`) and what one run proved (`Evidence`).
+
+Plain values shared by the verify workflow (which produces them), the store (which
+keeps them with the attempt) and reports (which show them), so they sit in the
+runtime layer and depend on nothing above it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+__all__ = ["Evidence", "RunSide", "ToolFailure"]
+
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class ToolFailure:
+    """A failing test, a compiler error or a lint finding, as structured as its tool allows.
+
+    `file` is relative to the directory the tool ran in when the tool said where;
+    `line`/`col` are 1-based; `code` is the tool's rule or error code (`F401`,
+    `return-value`, `E0308`, `TS2322`); `test_id` names a failing test. `excerpt` is
+    filled in later from the source tree (numbered lines around `line`).
+    """
+
+    tool: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    code: str | None = None
+    test_id: str | None = None
+    severity: str = "error"
+    excerpt: str | None = None
+
+    def identity(self) -> tuple[str, str, str, str, str]:
+        """What makes two runs' failures "the same" across an edit.
+
+        Line and column numbers are left out (an edit above a failure moves it), and
+        so are numbers inside the message (`-1 == 5` vs `-2 == 5` is the same failing
+        assertion); a test is identified by its id alone.
+        """
+        if self.test_id:
+            return (self.tool, "", "", self.test_id, "")
+        return (
+            self.tool,
+            self.file or "",
+            self.code or "",
+            "",
+            _DIGITS.sub("#", self.message.strip().splitlines()[0] if self.message.strip() else ""),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON object with every field (absent ones as null)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> ToolFailure:
+        """The inverse of `to_json` (used to read cached and stored runs)."""
+        return cls(
+            tool=str(data["tool"]),
+            message=str(data["message"]),
+            file=_opt_str(data.get("file")),
+            line=_opt_int(data.get("line")),
+            col=_opt_int(data.get("col")),
+            code=_opt_str(data.get("code")),
+            test_id=_opt_str(data.get("test_id")),
+            severity=str(data.get("severity") or "error"),
+            excerpt=_opt_str(data.get("excerpt")),
+        )
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _opt_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class RunSide(StrEnum):
+    """Which tree a profile ran on."""
+
+    BASE = "base"
+    """The tree before the change (its result is cached per tree and profile)."""
+    TARGETED = "targeted"
+    """The changed tree, only the tests that import a changed module."""
+    CHANGED = "changed"
+    """The changed tree, the whole profile."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One profile run kept with an attempt: what ran, how it ended, what it found.
+
+    `failures` are the run's parsed failures; `introduced` the ones the change
+    brought (absent from the base run), `fixed` base failures gone after it.
+    `stdout`/`stderr` are the bounded output (`output_sha256` covers all of it).
+    """
+
+    profile: str
+    side: RunSide
+    argv: tuple[str, ...]
+    exit_code: int | None
+    duration_s: float
+    passed: bool
+    output_sha256: str
+    failures: tuple[ToolFailure, ...] = ()
+    introduced: tuple[ToolFailure, ...] = ()
+    fixed: tuple[ToolFailure, ...] = ()
+    timed_out: bool = False
+    start_error: str | None = None
+    cached: bool = False
+    """True when this (base) run was read from the cache instead of run again."""
+    stdout: str = ""
+    stderr: str = ""
+
+    def to_json(self, *, output: bool = True) -> dict[str, object]:
+        """A JSON object; `output=False` leaves the bulky stdout/stderr out."""
+        data: dict[str, object] = {
+            "profile": self.profile,
+            "side": self.side.value,
+            "argv": list(self.argv),
+            "exit_code": self.exit_code,
+            "duration_s": round(self.duration_s, 4),
+            "passed": self.passed,
+            "timed_out": self.timed_out,
+            "start_error": self.start_error,
+            "cached": self.cached,
+            "output_sha256": self.output_sha256,
+            "failures": [f.to_json() for f in self.failures],
+            "introduced": [f.to_json() for f in self.introduced],
+            "fixed": [f.to_json() for f in self.fixed],
+        }
+        if output:
+            data["stdout"] = self.stdout
+            data["stderr"] = self.stderr
+        return data
+
+    def dumps(self) -> str:
+        """The JSON text the store keeps."""
+        return json.dumps(self.to_json(), sort_keys=True)
+
+    @classmethod
+    def loads(cls, text: str) -> Evidence:
+        """The inverse of `dumps`."""
+        data = json.loads(text)
+        exit_code = data.get("exit_code")
+        return cls(
+            profile=str(data["profile"]),
+            side=RunSide(data["side"]),
+            argv=tuple(str(a) for a in data["argv"]),
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            duration_s=float(data["duration_s"]),
+            passed=bool(data["passed"]),
+            output_sha256=str(data["output_sha256"]),
+            failures=tuple(ToolFailure.from_json(f) for f in data.get("failures", [])),
+            introduced=tuple(ToolFailure.from_json(f) for f in data.get("introduced", [])),
+            fixed=tuple(ToolFailure.from_json(f) for f in data.get("fixed", [])),
+            timed_out=bool(data.get("timed_out", False)),
+            start_error=data.get("start_error"),
+            cached=bool(data.get("cached", False)),
+            stdout=str(data.get("stdout", "")),
+            stderr=str(data.get("stderr", "")),
+        )
