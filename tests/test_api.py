@@ -459,9 +459,12 @@ class TestSequences:
 
         assert [FailureCode.PATCH_CONTEXT_MISMATCH] == codes
         assert "b.py" == report.errors[0].file
-        assert [("a.py", 1, 1), ("b.py", 0, 1)] == [
-            (f.path, f.hunks_applied, f.hunks_total) for f in report.files
+        assert [("a.py", 1, 0, 1, False), ("b.py", 0, 0, 1, False)] == [
+            (f.path, f.hunks_located, f.hunks_applied, f.hunks_total, f.written)
+            for f in report.files
         ]
+        assert report.errors[0].hint is not None
+        assert report.errors[0].hint.startswith("Nothing was written. Resend the whole reply")
 
     def test_partial_writes_what_located(self, tmp_path: Path) -> None:
         """With partial=True the good file is written and the bad one reported."""
@@ -775,9 +778,15 @@ class TestReport:
         assert ["status", "files", "errors"] == list(data)[:3]
         assert {"diff", "check"} <= set(data)
         assert "refused" == data["status"]
-        assert {"path": "a.py", "action": "update", "hunks_applied": 1, "hunks_total": 1} == (
-            data["files"][0]
-        )
+        assert {
+            "path": "a.py",
+            "action": "update",
+            "hunks_applied": 0,
+            "hunks_total": 1,
+            "hunks_located": 1,
+            "written": False,
+            "placements": [{"hunk": 0, "line": 2, "tolerance": "direct"}],
+        } == data["files"][0]
         assert "PATCH_CONTEXT_MISMATCH" == data["errors"][0]["code"]
         assert {
             "code",
@@ -788,6 +797,7 @@ class TestReport:
             "excerpt",
             "current_sha256",
             "rule",
+            "similarity",
         } == set(data["errors"][0])
 
     def test_move_json_has_new_path(self, tmp_path: Path) -> None:

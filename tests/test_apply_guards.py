@@ -224,9 +224,16 @@ class TestRecording:
         """The JSON report keeps the apply keys and adds decisions and attempt_id."""
         data = json.loads(apply(_udiff("a.py", "y = 2", "y = 3"), root).to_json_text())
 
-        assert ["status", "files", "errors", "diff", "check", "decisions", "attempt_id"] == list(
-            data
-        )
+        assert [
+            "status",
+            "files",
+            "errors",
+            "diff",
+            "check",
+            "decisions",
+            "attempt_id",
+            "warnings",
+        ] == list(data)
         assert data["attempt_id"].startswith("a-")
         assert {"name", "code", "status", "failures"} == set(data["decisions"][0])
 

@@ -22,7 +22,7 @@ SNAKE: dict[str, Any] = {
     "attempt_no": 1,
     "strategy": "HYBRID",
     "objective": "bump",
-    "expected_files": ["a.py"],
+    "expected_files": ["a.py", "b.py"],
     "forbidden_files": ["secrets/**"],
     "preconditions": [{"type": "FILE_EXISTS", "path": "a.py"}],
     "operations": [

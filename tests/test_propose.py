@@ -46,7 +46,7 @@ def full_proposal(**changes: object) -> dict[str, object]:
         "strategy": "HYBRID",
         "objective": "normalise usernames",
         "rationale": "login is case-sensitive today",
-        "expected_files": ["src/users.py", "docs/**"],
+        "expected_files": ["src/users.py", "docs/**", "old.txt"],
         "forbidden_files": ["secrets/**"],
         "preconditions": [
             {"type": "FILE_HASH_MATCH", "path": "src/users.py", "value": sha(USERS)},
@@ -262,7 +262,11 @@ class TestRefusals:
         report = propose(full_proposal(operations=[write], preconditions=[]), root)
 
         codes = _refused(report, root, before)
-        assert {FailureCode.FORBIDDEN_PATH, FailureCode.POSTCONDITION_FAILED} == set(codes)
+        assert {
+            FailureCode.FORBIDDEN_PATH,
+            FailureCode.POSTCONDITION_FAILED,
+            FailureCode.DIFF_BUDGET_EXCEEDED,  # secrets/ is not among the expected files either
+        } == set(codes)
         assert "forbidden_paths" in {e.rule for e in report.errors}
 
     def test_budget_postcondition(self, root: Path) -> None:
@@ -296,6 +300,25 @@ class TestRefusals:
 
         assert [FailureCode.DIFF_BUDGET_EXCEEDED] == [e.code for e in report.errors]
         assert "hunks_outside_expected" == report.errors[0].rule
+
+    def test_expected_files_enforced_by_default(self, root: Path) -> None:
+        """With the default policy, a file outside expected_files is refused, nothing written."""
+        before = snapshot_tree(root)
+
+        report = propose(full_proposal(expected_files=["src/users.py", "docs/**"]), root)
+
+        codes = _refused(report, root, before)
+        assert [FailureCode.DIFF_BUDGET_EXCEEDED] == codes
+        assert "old.txt: not among the proposal's expected_files" in report.errors[0].message
+
+    def test_policy_relaxes_expected_files(self, root: Path) -> None:
+        """A policy budget, or the guard switched off, lets the proposal write elsewhere."""
+        narrow = full_proposal(expected_files=["src/users.py", "docs/**"])
+        off = Policy.model_validate({"guards": {"hunks_outside_expected": False}})
+
+        assert ApplyStatus.APPLIED == propose(narrow, root, check=True, policy=off).status
+        budget = Policy(max_hunks_outside_expected=1)
+        assert ApplyStatus.APPLIED == propose(narrow, root, check=True, policy=budget).status
 
     def test_stale_direct_write(self, root: Path) -> None:
         """A direct write whose expected hash no longer matches is STALE_FILE with both hashes."""

@@ -27,7 +27,14 @@ from patchsmith.errors import (
 )
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.report import (
+    ApplyReport,
+    ApplyStatus,
+    ApplyWarning,
+    FileReport,
+    HunkPlacement,
+    WarningCode,
+)
 
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
@@ -46,6 +53,7 @@ __all__ = [
     "Action",
     "ApplyReport",
     "ApplyStatus",
+    "ApplyWarning",
     "EditFormat",
     "EditScript",
     "EngineOptions",
@@ -54,6 +62,7 @@ __all__ = [
     "FileReport",
     "FileView",
     "HunkOutcome",
+    "HunkPlacement",
     "HunkResult",
     "Mode",
     "PartialApplyError",
@@ -66,6 +75,7 @@ __all__ = [
     "RecipeReport",
     "ToolDefinition",
     "ToolFlavor",
+    "WarningCode",
     "apply",
     "apply_hunks",
     "apply_hunks_strict",

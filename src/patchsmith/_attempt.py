@@ -288,7 +288,10 @@ class Attempt:
     def finish(
         self, report: ApplyReport, changes: Sequence[FileChange] = (), staged_diff: str = ""
     ) -> ApplyReport:
-        """`report` with the id of its new audit record (or, if the store fails, an IO_ERROR)."""
+        """`report`, settled, with the id of its new audit record (or, if the store fails,
+        an IO_ERROR). Settling makes its counts and hints say what was really written."""
+        report = replace(report, errors=_with_current_hashes(report.errors, self.state_root))
+        report = report.settled()
         if not self.record or self.state_root is None:
             return report
         if any(f.code is FailureCode.STATE_DIR_UNSAFE for f in report.errors):
@@ -331,6 +334,48 @@ class Attempt:
             )
             return replace(report, errors=(*report.errors, *unrecorded))
         return replace(report, attempt_id=attempt_id)
+
+
+# Failures whose `file` may name a place outside the workspace: never read those.
+_UNSAFE_PATH_CODES = {
+    FailureCode.PATH_OUTSIDE_WORKSPACE,
+    FailureCode.SYMLINK_ESCAPE,
+    FailureCode.STATE_DIR_UNSAFE,
+}
+
+
+def _with_current_hashes(
+    failures: Sequence[PatchFailure], root: Path | None
+) -> tuple[PatchFailure, ...]:
+    """Each failure that names a workspace file, with that file's sha256 as it is now.
+
+    A retry made against exactly that version cannot race an edit it did not see. Only
+    regular files inside the root are read; a failure that already carries a hash keeps it.
+    """
+    if root is None:
+        return tuple(failures)
+    out = []
+    for failure in failures:
+        if (
+            failure.current_sha256 is None
+            and failure.file
+            and failure.code not in _UNSAFE_PATH_CODES
+        ):
+            digest = _sha256_inside(root, failure.file)
+            if digest is not None:
+                failure = replace(failure, current_sha256=digest)
+        out.append(failure)
+    return tuple(out)
+
+
+def _sha256_inside(root: Path, relative: str) -> str | None:
+    try:
+        path = (root / relative).resolve()
+        if not path.is_relative_to(root.resolve()) or not path.is_file():
+            return None
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except (OSError, ValueError):
+        return None
 
 
 def _storable(text: str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from patchsmith.engine.model import EngineOptions
@@ -32,6 +34,7 @@ def apply(
     policy: Policy | None = None,
     full_rewrite: bool = False,
     allow_policy_edit: bool = False,
+    strict: bool = False,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
 
@@ -46,6 +49,10 @@ def apply(
     placeholder lines are merged by their anchors or refused, and a whole file that
     stops early or drops most of a large file is refused unless `full_rewrite`
     says the files are being rewritten.
+    `strict` refuses any edit that locates only with a
+    tolerance beyond whitespace (`EngineOptions.strict()`; ignored when `options` is
+    given). Each file's `placements` say where every edit landed and by which tolerance;
+    `warnings` name what to double-check.
     """
     if isinstance(model_output, bytes):
         # Bytes from a subprocess or a socket: undecodable ones survive as escapes.
@@ -97,14 +104,16 @@ def apply(
             script,
             workspace,
             transaction,
-            options=options or EngineOptions.default(),
+            options=options or (EngineOptions.strict() if strict else EngineOptions.default()),
             partial=partial,
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files = _file_reports(plan)
         changes = transaction.changes
         if plan.failures and (not partial or not changes):
-            refused = ApplyReport(ApplyStatus.REFUSED, files, plan.failures, check=check)
+            refused = ApplyReport(
+                ApplyStatus.REFUSED, files, plan.failures, check=check, warnings=plan.warnings
+            )
             return attempt.finish(refused, changes, transaction.diff())
         if not changes and plan.modes_in_place and not plan.failures:
             note = "mode already set: " + ", ".join(plan.modes_in_place)
@@ -118,17 +127,65 @@ def apply(
             )
             return attempt.finish(ApplyReport(ApplyStatus.REFUSED, files, (failure,), check=check))
         status = ApplyStatus.PARTIAL if plan.failures else ApplyStatus.APPLIED
-        return review_and_commit(
+        written = {
+            c.path: hashlib.sha256(c.new_bytes).hexdigest()
+            for c in changes
+            if c.new_bytes is not None
+        }
+        report = review_and_commit(
             attempt,
             transaction,
             GuardContext(rules, root=workspace.root, full_rewrite=full_rewrite),
-            ApplyReport(status, files, plan.failures),
+            ApplyReport(status, files, plan.failures, warnings=plan.warnings),
             check=check,
         )
+        report = replace(report, errors=_blame_edits(report.errors, files))
+        if report.status is ApplyStatus.PARTIAL and not check:
+            # The failures must describe the files as the partial write left them.
+            errors = tuple(
+                replace(e, current_sha256=written[e.file]) if e.file in written else e
+                for e in report.errors
+            )
+            report = replace(report, errors=errors)
+        return report
+
+
+_ERROR_LINE = re.compile(r"\bline (\d+)")
+
+
+def _blame_edits(
+    errors: tuple[PatchFailure, ...], files: tuple[FileReport, ...]
+) -> tuple[PatchFailure, ...]:
+    """A SYNTAX_ERROR names the edit that landed nearest above the error's line."""
+    out = []
+    for error in errors:
+        found = _ERROR_LINE.search(error.message)
+        if error.code is FailureCode.SYNTAX_ERROR and error.hunk is None and found:
+            line = int(found.group(1))
+            placements = [p for f in files if f.path == error.file for p in f.placements]
+            above = [p for p in placements if p.line <= line]
+            blamed = max(above, key=lambda p: p.line) if above else None
+            if blamed is not None:
+                error = replace(
+                    error,
+                    hunk=blamed.hunk,
+                    message=f"{error.message} (edit {blamed.hunk + 1} landed at line "
+                    f"{blamed.line}, by {blamed.tolerance})",
+                )
+        out.append(error)
+    return tuple(out)
 
 
 def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
     return tuple(
-        FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
+        FileReport(
+            f.path,
+            f.action,
+            f.hunks_applied,
+            f.hunks_total,
+            f.new_path,
+            f.mode,
+            placements=f.placements,
+        )
         for f in plan.files
     )

@@ -37,9 +37,11 @@ class FailureCode(StrEnum):
     PARTIAL_APPLY = "PARTIAL_APPLY"
     NO_CHANGE = "NO_CHANGE"
     ALREADY_APPLIED = "ALREADY_APPLIED"
+    ANCHOR_NOT_FOUND = "ANCHOR_NOT_FOUND"
     # files and paths
     FILE_NOT_FOUND = "FILE_NOT_FOUND"
     FILE_ALREADY_EXISTS = "FILE_ALREADY_EXISTS"
+    PATH_MISMATCH = "PATH_MISMATCH"
     PATH_OUTSIDE_WORKSPACE = "PATH_OUTSIDE_WORKSPACE"
     SYMLINK_ESCAPE = "SYMLINK_ESCAPE"
     BINARY_FILE = "BINARY_FILE"
@@ -111,11 +113,25 @@ class PatchFailure:
     excerpt: str | None = None
     current_sha256: str | None = None
     rule: str | None = None
+    similarity: float | None = None
+    """How alike the excerpt's region is to the edit's old lines, 0 to 1 (a failed edit
+    only): 1.0 means every old line is there verbatim, near 0 that none resembles any."""
+    candidates: tuple[int, ...] = ()
+    """1-based first lines of every place an ambiguous edit matched."""
 
     def to_json(self) -> dict[str, object]:
-        """The JSON object used in `--json` output and MCP results."""
+        """The JSON object used in `--json` output and MCP results.
+
+        `similarity` and `candidates` appear only when set (a failed edit's excerpt).
+        """
         data = asdict(self)
         data["code"] = self.code.value
+        if self.similarity is None:
+            del data["similarity"]
+        if self.candidates:
+            data["candidates"] = list(self.candidates)
+        else:
+            del data["candidates"]
         return data
 
 

@@ -156,7 +156,8 @@ class Policy(BaseModel):
     max_changed_lines: int | None = Field(default=None, ge=0)
     """Added plus removed lines over the whole change."""
     max_hunks_outside_expected: int | None = Field(default=None, ge=0)
-    """Hunks allowed in files outside the proposal's `expected_files`."""
+    """Hunks allowed in files outside the proposal's `expected_files`; unset means 0
+    (a proposal's declared files are a boundary), switch the guard off to allow any."""
     max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
     guards: GuardSwitches = GuardSwitches()
     review: ReviewPolicy = ReviewPolicy()

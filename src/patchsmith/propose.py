@@ -274,7 +274,15 @@ def _stage(
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files.extend(
-            FileReport(f.path, f.action, f.hunks_applied, f.hunks_total, f.new_path, f.mode)
+            FileReport(
+                f.path,
+                f.action,
+                f.hunks_applied,
+                f.hunks_total,
+                f.new_path,
+                f.mode,
+                placements=f.placements,
+            )
             for f in plan.files
         )
         failures.extend(plan.failures)

@@ -103,9 +103,10 @@ class TestApplyCommand:
         err = capsys.readouterr().err
         assert 1 == code
         assert before == snapshot_tree(root)
-        assert "refused; nothing was changed" in err
-        assert "PATCH_CONTEXT_MISMATCH: b.py: hunk 1:" in err
-        assert "hint: Re-read lines 1-1 of b.py" in err
+        assert "Refused: nothing was written" in err
+        assert "PATCH_CONTEXT_MISMATCH in b.py, edit 1:" in err
+        assert "resend the whole reply" in err.lower()
+        assert "lines 1-1 of b.py" in err
         assert "1 | q" in err
 
     def test_missing_file_reason(
@@ -117,7 +118,7 @@ class TestApplyCommand:
         code = main(["apply", "-C", str(root)])
 
         assert 1 == code
-        assert "FILE_NOT_FOUND: c.py:" in capsys.readouterr().err
+        assert "FILE_NOT_FOUND in c.py:" in capsys.readouterr().err
 
     def test_json_shape(
         self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -133,9 +134,13 @@ class TestApplyCommand:
         assert 1 == len(captured.out.strip().splitlines())
         assert ["status", "files", "errors"] == list(data)[:3]
         assert "applied" == data["status"]
-        assert [{"path": "a.py", "action": "update", "hunks_applied": 1, "hunks_total": 1}] == (
-            data["files"]
-        )
+        assert {
+            "path": "a.py",
+            "action": "update",
+            "hunks_applied": 1,
+            "hunks_total": 1,
+        }.items() <= (data["files"][0].items())
+        assert (1, True) == (data["files"][0]["hunks_located"], data["files"][0]["written"])
         assert [] == data["errors"]
         assert "+y = 3" in data["diff"]
         assert "" == captured.err

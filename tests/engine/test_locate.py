@@ -191,10 +191,11 @@ class TestPartialContext:
         assert 1 not in dict(result.pairs)
 
     def test_two_altered_lines_refused(self) -> None:
-        """Two misremembered context lines are refused."""
+        """Two misremembered context lines are refused by partial context (stale context,
+        which weighs the removed lines, is off here; see tests/engine/test_stale.py)."""
         body = " def f():\n     a = 100\n-    b = 2\n+    b = 3\n     return a - b\n"
 
-        assert isinstance(place(body), NotPlaced)
+        assert isinstance(place(body, options=replace(DEFAULT, stale_context=False)), NotPlaced)
 
     def test_altered_removed_line_refused(self) -> None:
         """A removed line must match; only context may be altered."""
@@ -333,11 +334,43 @@ class TestAmbiguity:
 
         assert SkipReason.AMBIGUOUS == refused(result).reason
 
-    def test_missing_anchor_does_not_choose(self) -> None:
-        """An anchor absent from the file leaves the tie."""
-        result = place(" x = 1\n-y = 2\n+y = 3\n", self.TWICE, anchors=("class Nope:",))
+    def test_missing_anchor_refuses(self) -> None:
+        """An anchor absent from the file refuses the hunk, however unique its lines."""
+        result = place(" x = 1\n-y = 2\n+y = 3\n", self.TWICE[:3], anchors=("class Nope:",))
+
+        assert SkipReason.ANCHOR_NOT_FOUND == refused(result).reason
+        assert "class Nope:" in refused(result).detail
+
+    def test_missing_anchor_unchecked_does_not_choose(self) -> None:
+        """With anchor checks off, an anchor absent from the file leaves the tie."""
+        options = replace(DEFAULT, check_anchors=False)
+        result = place(" x = 1\n-y = 2\n+y = 3\n", self.TWICE, options, anchors=("class Nope:",))
 
         assert SkipReason.AMBIGUOUS == refused(result).reason
+
+    def test_section_header_is_an_anchor(self) -> None:
+        """A unified diff's section header chooses between equal places, like an anchor."""
+        contents = ["def a():", "    x = 1", "    y = 2", "def b():", "    x = 1", "    y = 2"]
+
+        result = placed(place("     x = 1\n-    y = 2\n+    y = 3\n", contents, section="def b():"))
+
+        assert 4 == result.start
+
+    def test_section_header_prefix_counts(self) -> None:
+        """A section header cut short (as git cuts long ones) still names its line."""
+        contents = ["def build(self, name, value):", "    x = 1", "    y = 2"]
+
+        result = place("     x = 1\n-    y = 2\n+    y = 3\n", contents, section="def build(self")
+
+        assert 1 == placed(result).start
+
+    def test_section_header_nowhere_refuses(self) -> None:
+        """A section header naming no line of the file refuses the hunk."""
+        contents = ["def build():", "    x = 1", "    y = 2"]
+
+        result = place("     x = 1\n-    y = 2\n+    y = 3\n", contents, section="def nope():")
+
+        assert SkipReason.ANCHOR_NOT_FOUND == refused(result).reason
 
     def test_nested_anchors_then_line_number(self) -> None:
         """Anchors narrow the places; line numbers choose among those left."""

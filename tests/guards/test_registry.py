@@ -124,7 +124,7 @@ class TestRunGuards:
         report = run_guards([create("secrets/a", "x\n"), create("b", "y\n")], ctx)
 
         failed = {d.name for d in report.decisions if d.status is DecisionStatus.FAILED}
-        assert {"forbidden_paths", "max_files"} == failed
+        assert {"forbidden_paths", "max_files", "hunks_outside_expected"} == failed
         assert ("src/a.py",) == ctx.expected_files
 
 

@@ -21,6 +21,7 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
+from patchsmith.report import HunkPlacement
 from patchsmith.runtime.intake import FileOutcome, StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -79,8 +80,9 @@ class TestStageScript:
             _edit("n.txt", WholeContent("n\n"), action=Action.CREATE),
         )
 
+        placed = (HunkPlacement(0, 1, "direct"), HunkPlacement(1, 2, "direct"))
         assert (
-            FileOutcome("a.txt", Action.UPDATE, 2, 2),
+            FileOutcome("a.txt", Action.UPDATE, 2, 2, placements=placed),
             FileOutcome("n.txt", Action.CREATE, 1, 1),
         ) == plan.files
 

@@ -12,7 +12,6 @@ from patchsmith.cli._output import (
     EXIT_REFUSED,
     EXIT_USAGE,
     missing_root,
-    print_failures,
     usage_error,
     write_json,
 )
@@ -107,6 +106,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument(
         "--partial", action="store_true", help="apply what located even if some edits did not"
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse any edit that locates only by tolerating more than whitespace "
+        "(typographic punctuation, indentation shifts, differing context lines)",
     )
     parser.add_argument(
         "--format",
@@ -238,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
         record=args.record,
         full_rewrite=args.full_rewrite,
         policy=policy_for(args),
+        strict=args.strict,
     )
     return print_report("apply", report, as_json=args.json)
 
@@ -253,8 +259,6 @@ def print_report(command: str, report: ApplyReport, *, as_json: bool) -> int:
 
 def _print_human(command: str, report: ApplyReport) -> None:
     verb = "would apply" if report.check else "applied"
-    if report.status is ApplyStatus.REFUSED:
-        sys.stderr.write(f"patchsmith {command}: refused; nothing was changed\n")
     for f in report.files:
         target = f" -> {f.new_path}" if f.new_path else ""
         mode = f" mode {f.mode}" if f.mode else ""
@@ -267,7 +271,9 @@ def _print_human(command: str, report: ApplyReport) -> None:
         )
     for note in report.notes:
         sys.stdout.write(f"note: {note}\n")
-    print_failures(command, report.errors)
+    if report.errors or report.warnings:
+        # The same bounded message a model gets: what was written, what failed, what to resend.
+        sys.stderr.write(f"patchsmith {command}: {report.feedback()}\n")
     if report.check and report.diff:
         sys.stdout.write(report.diff)
     if report.status is ApplyStatus.ALREADY_APPLIED:

@@ -114,6 +114,13 @@ def _hunk_ending(raw_lines: Sequence[str]) -> str:
     return "\r\n" if crlf > lf else "\n"
 
 
+def _usable_section(section: str) -> bool:
+    """A section header that names a line: not empty, not an elision, some word in it."""
+    if not section or is_elision(section):
+        return False
+    return sum(ch.isalnum() for ch in section) >= 3
+
+
 def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> EditBlock:
     """Read a hunk body: " x", "-x", "+x", "\\ marker"; an empty line is blank context.
 
@@ -143,13 +150,17 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
     hint = None
     if hunk.old_start is not None:
         hint = hunk.old_start if hunk.old_count == 0 else max(hunk.old_start - 1, 0)
+    anchors = hunk.anchors
+    if not anchors and _usable_section(hunk.section):
+        # `@@ -a,b +c,d @@ def f():` names a line above the hunk, like an envelope anchor.
+        anchors = (hunk.section,)
     return EditBlock(
         tuple(lines),
         old_no_eol,
         new_no_eol,
         marked,
         hint,
-        hunk.anchors,
+        anchors,
         hunk.at_eof,
         ending,
     )

@@ -8,9 +8,15 @@ and the `*** Begin Patch` envelope (with or without its end marker, in a heredoc
 Decisions:
 
 - A file named twice gives two `FileDiff` values, in text order (never merged here).
-- Plain `---`/`+++` headers naming two different files (`diff -u old new`) patch the old file:
-  both paths are the old one. Only git (`rename from`/`to`, or differing `diff --git` paths)
-  and the envelope's `*** Move to:` make a rename (`old_path != new_path`).
+- `---`/`+++` headers naming two different files are refused (PATH_MISMATCH): reading
+  either one could patch a file the model did not mean (`--- a/src/x` / `+++ b/secrets/x`).
+  Exceptions: one side is /dev/null (a create or a delete); the two differ only by a
+  backup suffix (`x.py.orig` / `x.py`: the file without the suffix is patched); or, in a
+  plain (non-git) diff, they are two versions of one file as `diff -u old new` names them,
+  in the same directory with the same extension (`t/1-original.txt` / `t/1-modified.txt`:
+  the old one is patched). Only git's
+  `rename from`/`rename to` lines and the envelope's `*** Move to:` make a rename
+  (`old_path != new_path`); differing `diff --git` paths without them are a mismatch too.
 - Hunk counts never cut a hunk short or break parsing; they only decide the ambiguous cases:
   whether blank lines after a hunk belong to it, and whether `--- x` + `+++ y` inside a hunk
   is a new file header or a removed `-- x` line followed by an added `++ y` line.
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 
 from patchsmith.engine.blocks import is_elision
 from patchsmith.engine.model import FileDiff, Hunk
+from patchsmith.errors import FailureCode
 
 __all__ = ["DiffParse", "DiffProblem", "find_diffs", "parse_diff", "split_lines"]
 
@@ -35,6 +42,8 @@ class DiffProblem:
     message: str
     start_line: int
     end_line: int
+    code: FailureCode = FailureCode.MALFORMED_PATCH
+    """MALFORMED_PATCH, or PATH_MISMATCH for headers that name two different files."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +184,28 @@ def _strip_prefixes(old: str | None, new: str | None) -> tuple[str | None, str |
     return (None if old is None else dot(old)), (None if new is None else dot(new))
 
 
+_BACKUP_SUFFIXES = (".orig", ".old", ".bak", ".new", "~")
+
+
+def _backup_pair(old: str, new: str) -> str | None:
+    """The real file when two header paths differ only by a backup suffix, else None."""
+    for suffix in _BACKUP_SUFFIXES:
+        if old == new + suffix:
+            return new
+        if new == old + suffix:
+            return old
+    return None
+
+
+def _version_pair(old: str, new: str) -> str | None:
+    """`old` when the two paths look like two versions of one file (`diff -u old new`)."""
+    old_dir, _, old_name = old.rpartition("/")
+    new_dir, _, new_name = new.rpartition("/")
+    old_ext = old_name.rpartition(".")[2] if "." in old_name else ""
+    new_ext = new_name.rpartition(".")[2] if "." in new_name else ""
+    return old if old_dir == new_dir and old_ext == new_ext else None
+
+
 def _git_line_paths(rest: str) -> tuple[str | None, str | None]:
     """The two paths of `diff --git <a> <b>`, split where both halves name the same file."""
     rest = rest.strip()
@@ -268,8 +299,19 @@ class _Parser:
                 i += 1
         return DiffParse(tuple(self.files), tuple(self.problems))
 
-    def _problem(self, message: str, start: int, end: int) -> None:
-        self.problems.append(DiffProblem(message, start + 1, max(start, end) + 1))
+    def _problem(
+        self, message: str, start: int, end: int, code: FailureCode = FailureCode.MALFORMED_PATCH
+    ) -> None:
+        self.problems.append(DiffProblem(message, start + 1, max(start, end) + 1, code))
+
+    def _mismatch(self, old: str, new: str, start: int, end: int) -> None:
+        self._problem(
+            f"the old side names {old} but the new side names {new}, and no "
+            "'rename from'/'rename to' lines say it is a rename",
+            start,
+            end,
+            FailureCode.PATH_MISMATCH,
+        )
 
     def _header_pair(self, i: int) -> bool:
         return (
@@ -285,9 +327,20 @@ class _Parser:
         old, new = _strip_prefixes(
             _header_path(_bare(self.lines[i])[4:]), _header_path(_bare(self.lines[i + 1])[4:])
         )
+        mismatch = False
         if old is not None and new is not None and old != new:
-            new = old  # `diff -u old new` patches the old file; renames need git headers
+            same = _backup_pair(old, new) or _version_pair(old, new)
+            mismatch = same is None
+            old = new = same or old
         hunks, i = self._hunks(i + 2)
+        if mismatch and old is not None and new is not None:
+            self._mismatch(
+                _header_path(_bare(self.lines[start])[4:]) or old,
+                _header_path(_bare(self.lines[start + 1])[4:]) or new,
+                start,
+                i - 1,
+            )
+            return i
         if (not hunks and old is not None and new is not None) or old is new is None:
             self._problem("file header without hunks", start, i - 1)
             return i
@@ -313,7 +366,8 @@ class _Parser:
                 while i < self.n and _bare(self.lines[i]) and not self._is_header(i):
                     i += 1
         old, new = _strip_prefixes(git_old, git_new)
-        if "rename from" in facts or "rename to" in facts:
+        renamed = "rename from" in facts or "rename to" in facts
+        if renamed:
             old = facts.get("rename from", old)
             new = facts.get("rename to", new)
         if self._header_pair(i):
@@ -351,6 +405,12 @@ class _Parser:
         if "copy from" in facts or "copy to" in facts:
             self._problem("git copies are not supported", start, i - 1)
             return i
+        if old is not None and new is not None and old != new and not renamed:
+            same = _backup_pair(old, new)
+            if same is None:
+                self._mismatch(old, new, start, i - 1)
+                return i
+            old = new = same
         new_mode = facts.get("new mode") or facts.get("new file mode")
         old_mode = facts.get("old mode") or facts.get("deleted file mode")
         changed = old != new or old is None or new_mode is not None or binary

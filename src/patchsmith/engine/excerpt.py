@@ -4,12 +4,143 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from patchsmith.engine.locate import fold_punctuation
+from patchsmith.engine.similarity import bigram_similarity
 
-__all__ = ["closest_region", "numbered_excerpt"]
+__all__ = [
+    "Region",
+    "closest_region",
+    "line_similarity",
+    "numbered_excerpt",
+    "similar_regions",
+]
 
 MAX_EXCERPT_LINES = 30
+# A file line this similar to a wanted line (Dice coefficient of character bigrams) may be
+# the line the model meant: a typo, a renamed identifier, an added comment.
+_SIMILAR = 0.5
+_PER_LINE = 40
+_CANDIDATES = 24
+_DRIFT = 3
+
+
+@dataclass(frozen=True)
+class Region:
+    """A file region like the wanted lines: 0-based [start, end) and how alike, 0 to 1.
+
+    `score` is the mean, over the wanted non-blank lines, of each one's similarity to
+    the file line it aligns with (1.0 for an identical line, 0 for none); `exact` counts
+    the wanted lines found there verbatim (whitespace and punctuation aside).
+    """
+
+    start: int
+    end: int
+    score: float
+    exact: int
+
+
+def _bigrams(key: str) -> frozenset[str]:
+    if len(key) < 2:
+        return frozenset({key})
+    return frozenset(key[i : i + 2] for i in range(len(key) - 1))
+
+
+def line_similarity(a: str, b: str) -> float:
+    """How alike two lines are, 0 to 1: Dice coefficient of their character bigrams
+    after folding punctuation and collapsing whitespace (1.0 when equal so)."""
+    return bigram_similarity(_key(a), _key(b))
+
+
+def similar_regions(
+    contents: Sequence[str],
+    wanted: Sequence[str],
+    hint: int | None = None,
+    *,
+    limit: int = 1,
+) -> list[Region]:
+    """The file regions most like `wanted`, best first, at most `limit`, none overlapping.
+
+    Every non-blank wanted line is compared with every file line (bigram Dice, bounded
+    per line); each close pair votes for the region start it implies; the best-voted
+    starts are then scored by aligning the wanted lines in order, allowing a few lines
+    of drift (a line the model forgot or added). Empty when no wanted line resembles
+    any file line. Ties go to the start nearest `hint`.
+    """
+    solid = [(j, _key(w)) for j, w in enumerate(wanted) if w.strip()]
+    if not contents or not solid:
+        return []
+    keys = [_key(line) for line in contents]
+    grams = [_bigrams(k) if k else frozenset() for k in keys]
+    exact_at: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        exact_at.setdefault(k, []).append(i)
+    close: dict[int, dict[int, float]] = {}
+    votes: dict[int, float] = {}
+    for j, key in solid:
+        found: dict[int, float] = {i: 1.0 for i in exact_at.get(key, ())[:_PER_LINE]}
+        if len(found) < _PER_LINE:
+            wanted_grams = _bigrams(key)
+            scored = []
+            for i, g in enumerate(grams):
+                if i in found or not g:
+                    continue
+                sim = 2 * len(wanted_grams & g) / (len(wanted_grams) + len(g))
+                if sim >= _SIMILAR:
+                    scored.append((sim, i))
+            scored.sort(reverse=True)
+            for sim, i in scored[: _PER_LINE - len(found)]:
+                found[i] = sim
+        close[j] = found
+        for i, sim in found.items():
+            votes[i - j] = votes.get(i - j, 0.0) + sim
+    if not votes:
+        return []
+    anchor = hint if hint is not None else 0
+    starts = sorted(votes, key=lambda s: (-votes[s], abs(s - anchor), s))[:_CANDIDATES]
+    scored_regions = [_score(s, solid, close, len(wanted), len(contents), keys) for s in starts]
+    scored_regions.sort(key=lambda r: (-r.score, abs(r.start - anchor), r.start))
+    chosen: list[Region] = []
+    for region in scored_regions:
+        if all(region.end <= c.start or region.start >= c.end for c in chosen):
+            chosen.append(region)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def _score(
+    start: int,
+    solid: list[tuple[int, str]],
+    close: dict[int, dict[int, float]],
+    size: int,
+    length: int,
+    keys: Sequence[str],
+) -> Region:
+    """Align the wanted lines in order near `start` (each within `_DRIFT` lines)."""
+    total = 0.0
+    exact = 0
+    last = start - 1 - _DRIFT
+    first_hit: int | None = None
+    last_hit: int | None = None
+    for j, key in solid:
+        expected = start + j
+        best_i, best = -1, 0.0
+        for i, sim in close[j].items():
+            if abs(i - expected) <= _DRIFT and i > last and sim > best:
+                best_i, best = i, sim
+        if best_i < 0:
+            continue
+        total += best
+        exact += keys[best_i] == key
+        last = best_i
+        first_hit = best_i if first_hit is None else first_hit
+        last_hit = best_i
+    lo = max(min(start, first_hit if first_hit is not None else start), 0)
+    hi = min(max(start + size, (last_hit or start) + 1), length)
+    lo = min(lo, max(length - 1, 0))
+    return Region(lo, max(hi, lo + 1), round(total / len(solid), 2), exact)
 
 
 def _key(text: str) -> str:

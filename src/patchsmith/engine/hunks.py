@@ -14,6 +14,7 @@ from patchsmith.engine.locate import (
     Normalisation,
     NotPlaced,
     Placement,
+    anchor_contradiction,
     find_contiguous,
     place_block,
 )
@@ -28,7 +29,18 @@ from patchsmith.engine.model import (
 from patchsmith.engine.splice import splice_block
 from patchsmith.engine.textlines import Lines, split_lines
 
-__all__ = ["apply_block", "apply_hunk_list"]
+__all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
+
+
+def tolerance_detail(placed: Placement) -> str:
+    """How much a located block's old lines differ from the file's, in words ("" if not)."""
+    if placed.strategy not in (Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT):
+        return ""
+    parts = [f"{placed.differing} context line(s) of the hunk differ from the file"]
+    extra = (placed.end - placed.start) - len(placed.pairs)
+    if extra > 0:
+        parts.append(f"{extra} file line(s) in the region are not in the hunk")
+    return "; ".join(parts)
 
 
 def apply_block(
@@ -232,6 +244,12 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
             )
             continue
         new_lines, placed = result
+        notes: tuple[str, ...] = ()
+        if options.check_anchors:
+            # Lines above the place are as they were; the anchor names one of them.
+            contradiction = anchor_contradiction(block, new_lines.contents, placed)
+            notes = (contradiction,) if contradiction else ()
+        detail = tolerance_detail(placed)
         shift += len(new_lines) - before
         if new_lines is not lines:  # the substring fallback made a new text: recount it
             keys = LineKeys(new_lines.contents)
@@ -245,6 +263,8 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
                 hunk_text=hunk.text,
                 strategy=placed.strategy,
                 line=placed.start + 1,
+                detail=detail,
+                notes=notes,
             )
         )
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))

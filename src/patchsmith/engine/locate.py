@@ -19,6 +19,7 @@ from itertools import pairwise
 from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift, indent_width, leading_ws
 from patchsmith.engine.model import EngineOptions, SkipReason, Strategy
+from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
     "EXACT",
@@ -27,9 +28,12 @@ __all__ = [
     "Normalisation",
     "NotPlaced",
     "Placement",
+    "anchor_contradiction",
     "find_contiguous",
     "fold_punctuation",
+    "missing_anchor",
     "place_block",
+    "place_stale",
 ]
 
 # Typographic characters models substitute for ASCII ones.
@@ -97,6 +101,8 @@ class Placement:
     """(index among the block's old lines, file line index), increasing."""
     strategy: Strategy
     indent: IndentShift | None = None
+    differing: int = 0
+    """Non-blank old lines that are not the file's own (partial and stale context)."""
 
 
 @dataclass(frozen=True)
@@ -295,18 +301,66 @@ def _break_tie(
     return None
 
 
+def _anchor_key(text: str) -> str:
+    return " ".join(fold_punctuation(text).split())
+
+
+def _anchor_at(anchor: str, contents: Sequence[str], start: int) -> int | None:
+    """The first line at or after `start` that is the anchor; None if there is none.
+
+    A line equal to the anchor (whitespace and punctuation aside) is preferred; when
+    the file has no such line anywhere, a line that contains it counts (git cuts long
+    section headers short, models quote part of a signature).
+    """
+    want = _anchor_key(anchor)
+    keys = [_anchor_key(line) for line in contents]
+    whole = not want or want in keys  # an empty anchor names a blank line, exactly
+    for i in range(start, len(keys)):
+        if keys[i] == want or (not whole and want in keys[i]):
+            return i
+    return None
+
+
 def _after_anchors(anchors: Sequence[str], contents: Sequence[str]) -> int | None:
     """The line after the last of the nested anchors, found in order; None if one is missing."""
     pos = 0
     for anchor in anchors:
-        want = fold_punctuation(anchor).strip()
-        for i in range(pos, len(contents)):
-            if fold_punctuation(contents[i]).strip() == want:
-                pos = i + 1
-                break
-        else:
+        found = _anchor_at(anchor, contents, pos)
+        if found is None:
             return None
+        pos = found + 1
     return pos
+
+
+def missing_anchor(block: EditBlock, contents: Sequence[str]) -> str | None:
+    """The first of the block's anchors that occurs nowhere in the file (in order), if any."""
+    pos = 0
+    for anchor in block.anchors:
+        found = _anchor_at(anchor, contents, pos)
+        if found is None:
+            return anchor
+        pos = found + 1
+    return None
+
+
+def anchor_contradiction(block: EditBlock, contents: Sequence[str], placed: Placement) -> str:
+    """Why the block's anchors contradict where it landed ("" when they agree).
+
+    They contradict when the innermost anchor occurs only below the place: an anchor
+    names a line above (or at the top of) the lines it leads to.
+    """
+    if not block.anchors:
+        return ""
+    after = _after_anchors(block.anchors, contents)
+    if after is None:
+        return f"the anchor {block.anchors[-1]!r} occurs nowhere in the file"
+    last = max(placed.end - 1, placed.start)
+    if after - 1 <= last:
+        return ""
+    return (
+        f"the anchor {block.anchors[-1]!r} is at line {after}, below the place the hunk "
+        f"landed (line {placed.start + 1})"
+    )
 
 
 def place_block(
@@ -320,6 +374,13 @@ def place_block(
     `keys` may carry the file's normalised lines from an earlier placement.
     """
     old = block.old
+    if options.check_anchors and block.anchors:
+        missing = missing_anchor(block, contents)
+        if missing is not None:
+            return NotPlaced(
+                SkipReason.ANCHOR_NOT_FOUND,
+                f"the anchor {missing!r} occurs nowhere in the file",
+            )
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
@@ -347,7 +408,142 @@ def place_block(
         fuzzy = _place_fuzzy(cache, block, options)
         if fuzzy is not None:
             return fuzzy
+    if options.stale_context:
+        stale = place_stale(cache, block, options)
+        if stale is not None:
+            return stale
     return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+# -- stale context -------------------------------------------------------------------------------
+
+# Someone edited a few of the hunk's context lines after the model read the file. The
+# removed lines still pin the place; the context only has to look like the file's.
+_STALE_MAX_ALTERED = 3
+_STALE_LINE = 0.5
+"""Each altered context line must be at least this like the file line in its place."""
+_STALE_MARGIN = 0.25
+"""The chosen place's context must beat every other place's by this much (mean score)."""
+
+
+def _stale_similarity(a: str, b: str) -> float:
+    """Line likeness for stale context: a line with a comment appended is still itself."""
+    ka, kb = " ".join(a.split()), " ".join(b.split())
+    if ka == kb:
+        return 1.0
+    if ka and kb and (kb.startswith(ka) or ka.startswith(kb)) and min(len(ka), len(kb)) >= 4:
+        return 0.9
+    return bigram_similarity(ka, kb)
+
+
+@dataclass(frozen=True)
+class _StaleFit:
+    start: int
+    score: float
+    """Mean likeness of the non-blank context lines to the file lines in their places."""
+    altered: int
+
+
+def place_stale(
+    cache: LineKeys, block: EditBlock, options: EngineOptions
+) -> Placement | NotPlaced | None:
+    """Place a block whose context drifted, line for line, when nothing else can be meant.
+
+    Accepted only when: the block removes at least one non-blank line and every removed
+    line is in the file verbatim (trailing whitespace and typographic punctuation aside)
+    at its own offset; blank lines face blank lines; at most three non-blank context
+    lines differ, each still alike the file line in its place; at least two lines
+    (removed or context) are exact; and no other place in the file, including places
+    whose lines match only with indentation ignored, scores within `_STALE_MARGIN` of it.
+    The file's context lines are kept, never the block's.
+    """
+    kinds = [ln for ln in block.lines if ln.op is not Op.ADD]
+    if any(ln.op is Op.CONTEXT and is_elision(ln.text) for ln in kinds):
+        return None
+    removed = [j for j, ln in enumerate(kinds) if ln.op is Op.REMOVE and ln.text.strip()]
+    if not removed or len(kinds) > len(cache.contents):
+        return None
+    exact = Normalisation(options.whitespace_tolerant, options.fold_punctuation)
+    loose = Normalisation(options.whitespace_tolerant, options.fold_punctuation, dedent=True)
+    fits = [f for f in _stale_fits(cache, kinds, removed, exact) if f.altered]
+    if not fits:
+        return None
+    best = max(fits, key=lambda f: f.score)
+    rivals = [f for f in fits if f.start != best.start]
+    rivals += [
+        f
+        for f in _stale_fits(cache, kinds, removed, loose, strict_blanks=False)
+        if abs(f.start - best.start) >= len(kinds)
+    ]
+    if any(r.score > best.score - _STALE_MARGIN for r in rivals):
+        starts = sorted({best.start, *(r.start for r in rivals)})
+        return NotPlaced(
+            SkipReason.AMBIGUOUS,
+            "the hunk's context drifted and it fits several places about equally well",
+            tuple(starts),
+        )
+    if block.at_eof and best.start + len(kinds) < len(cache.contents):
+        return None
+    pairs = tuple((j, best.start + j) for j in range(len(kinds)))
+    return Placement(
+        best.start, best.start + len(kinds), pairs, Strategy.STALE_CONTEXT, differing=best.altered
+    )
+
+
+def _stale_fits(
+    cache: LineKeys,
+    kinds: list[BlockLine],
+    removed: list[int],
+    key: Normalisation,
+    *,
+    strict_blanks: bool = True,
+) -> list[_StaleFit]:
+    fkeys = cache.keys(key)
+    bkeys = key.lines([ln.text for ln in kinds])
+    first = removed[0]
+    fits = []
+    places = _occurrences(fkeys, bkeys[first], _MAX_WINDOWS + 1)
+    if len(places) > _MAX_WINDOWS:
+        # Too many places to weigh against each other: no margin can be trusted.
+        return [_StaleFit(p - first, 1.0, 1) for p in places[:2]]
+    for p in places:
+        s = p - first
+        if s < 0 or s + len(kinds) > len(fkeys):
+            continue
+        if any(fkeys[s + j] != bkeys[j] for j in removed):
+            continue
+        fit = _stale_fit(s, kinds, bkeys, fkeys, strict_blanks)
+        if fit is not None:
+            fits.append(fit)
+    return fits
+
+
+def _stale_fit(
+    s: int, kinds: list[BlockLine], bkeys: list[str], fkeys: Sequence[str], strict_blanks: bool
+) -> _StaleFit | None:
+    scores: list[float] = []
+    altered = exact = 0
+    for j, ln in enumerate(kinds):
+        here = fkeys[s + j]
+        if not bkeys[j].strip():
+            if here.strip() and strict_blanks:
+                return None
+            continue
+        if ln.op is Op.REMOVE:
+            exact += 1
+            continue
+        sim = _stale_similarity(bkeys[j], here)
+        if sim < 1.0:
+            altered += 1
+            if sim < _STALE_LINE and strict_blanks:
+                return None
+        else:
+            exact += 1
+        scores.append(sim)
+    if strict_blanks and (altered > _STALE_MAX_ALTERED or exact < 2):
+        return None
+    score = sum(scores) / len(scores) if scores else 1.0
+    return _StaleFit(s, score, altered)
 
 
 def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
@@ -566,7 +762,60 @@ def _fuzzy_with_key(
         shift = indent_shift(
             [old[j] for j, _ in fit.pairs], [cache.contents[i] for _, i in fit.pairs], indent
         )
-    return Placement(span[0], span[1], fit.pairs, strategy, shift)
+    pairs = _pair_edges(fit.pairs, bkeys, kinds, elided, fkeys)
+    paired = dict(pairs)
+    differing = sum(
+        1
+        for j, key in enumerate(bkeys)
+        if key.strip() and not elided[j] and (j not in paired or key != fkeys[paired[j]])
+    )
+    return Placement(pairs[0][1], pairs[-1][1] + 1, pairs, strategy, shift, differing)
+
+
+# An altered edge context line stands for the file line in its place when the two are
+# at least this alike (a renamed identifier, an added comment).
+_EDGE_SIMILARITY = 0.5
+
+
+def _pair_edges(
+    pairs: tuple[tuple[int, int], ...],
+    bkeys: list[str],
+    kinds: list[BlockLine],
+    elided: list[bool],
+    fkeys: Sequence[str],
+) -> tuple[tuple[int, int], ...]:
+    """Pair the altered context lines at the block's edges with the file lines in their place.
+
+    Without this, a hunk whose last context line was edited in the file (and which adds
+    lines after it, as an insertion at the end of a function does) would end its span
+    before that line and put the added lines above it, inside the wrong statement.
+    """
+    out = list(pairs)
+    j0, i0 = out[0]
+    j, i = j0 - 1, i0 - 1
+    while j >= 0 and i >= 0 and _stands_for(j, i, bkeys, kinds, elided, fkeys):
+        out.insert(0, (j, i))
+        j, i = j - 1, i - 1
+    j, i = out[-1][0] + 1, out[-1][1] + 1
+    while j < len(bkeys) and i < len(fkeys) and _stands_for(j, i, bkeys, kinds, elided, fkeys):
+        out.append((j, i))
+        j, i = j + 1, i + 1
+    return tuple(out)
+
+
+def _stands_for(
+    j: int,
+    i: int,
+    bkeys: list[str],
+    kinds: list[BlockLine],
+    elided: list[bool],
+    fkeys: Sequence[str],
+) -> bool:
+    if kinds[j].op is not Op.CONTEXT or elided[j] or not bkeys[j].strip():
+        return False
+    return bigram_similarity(" ".join(bkeys[j].split()), " ".join(fkeys[i].split())) >= (
+        _EDGE_SIMILARITY
+    )
 
 
 def _occurrences(keys: Sequence[str], wanted: str, limit: int) -> list[int]:

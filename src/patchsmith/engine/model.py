@@ -83,6 +83,7 @@ class Strategy(StrEnum):
     INDENT_TOLERANT = "indent_tolerant"
     PUNCTUATION_FOLDED = "punctuation_folded"
     FUZZY_CONTEXT = "fuzzy_context"
+    STALE_CONTEXT = "stale_context"
     APPEND = "append"
     LINE_NUMBER = "line_number"
 
@@ -98,6 +99,7 @@ class SkipReason(StrEnum):
     EMPTY_HUNK = "empty_hunk"
     MALFORMED = "malformed"
     NOT_ATTEMPTED = "not_attempted"
+    ANCHOR_NOT_FOUND = "anchor_not_found"
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class HunkOutcome:
     detail: str = ""
     candidates: tuple[int, ...] = ()
     """1-based lines of the equally good places, when the hunk was ambiguous."""
+    notes: tuple[str, ...] = ()
+    """For an applied hunk: what a careful caller should double-check (an `@@` anchor
+    that names a line only below the place the hunk landed)."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,12 @@ class EngineOptions:
     """Tolerate one dropped, altered or elided context line when the location is unique."""
     line_number_tiebreak: bool = True
     """Use the hunk's line numbers to choose between equally good places (never to locate)."""
+    stale_context: bool = True
+    """Place a hunk whose context lines were edited in the file since the model read it
+    (up to three), when its removed lines pin one place with a clear margin."""
+    check_anchors: bool = True
+    """Refuse a hunk whose `@@` anchor (or unified-diff section header) occurs nowhere in
+    the file, and note an anchor found only below the place the hunk landed."""
 
     @classmethod
     def compat(cls) -> EngineOptions:
@@ -201,11 +212,25 @@ class EngineOptions:
             whitespace_tolerant=False,
             fuzzy_context=False,
             line_number_tiebreak=False,
+            stale_context=False,
+            check_anchors=False,
         )
 
     @classmethod
     def default(cls) -> EngineOptions:
         return cls()
+
+    @classmethod
+    def strict(cls) -> EngineOptions:
+        """Default mode with nothing tolerated beyond whitespace: no punctuation folding,
+        no indentation shift, no partial or stale context (`--strict`)."""
+        return cls(
+            indent_tolerant=False,
+            relative_indent=False,
+            fold_punctuation=False,
+            fuzzy_context=False,
+            stale_context=False,
+        )
 
     @property
     def is_compat(self) -> bool:

@@ -71,7 +71,9 @@ def edits_from_diffs(
 ) -> tuple[list[FileEdit], list[ParseProblem]]:
     """Map every section to an edit; sections that cannot be edits become problems."""
     edits: list[FileEdit] = []
-    problems = [problem(lines, p.message, p.start_line, p.end_line) for p in parsed.problems]
+    problems = [
+        problem(lines, p.message, p.start_line, p.end_line, p.code) for p in parsed.problems
+    ]
     for diff in parsed.files:
         edit = _edit(diff)
         if isinstance(edit, str):

@@ -123,7 +123,8 @@ class ParseProblem:
     end_line: int
     text: str = ""
     code: FailureCode = FailureCode.MALFORMED_PATCH
-    """TRUNCATED_OUTPUT for a reply that stops inside a fence; MALFORMED_PATCH otherwise."""
+    """MALFORMED_PATCH; PATH_MISMATCH for diff headers naming two different files;
+    TRUNCATED_OUTPUT for a reply that stops inside a fence."""
 
 
 @dataclass(frozen=True)

@@ -67,17 +67,18 @@ class MaxChangedLinesGuard(Guard):
 
 
 class HunksOutsideExpectedGuard(Guard):
-    """Refuse more hunks outside the proposal's `expected_files` than allowed.
+    """Refuse changes outside the proposal's `expected_files` (on by default).
 
     What: counts the hunks (changes more than six lines apart, as in a unified
     diff with three lines of context) in files matching none of
-    `expected_files`, against `max_hunks_outside_expected`. Passes when either
-    is unset: without declared files there is nothing to be outside of.
+    `expected_files`, against `max_hunks_outside_expected` (0 when the policy
+    leaves it unset). Passes when the proposal declares no expected files.
+    The policy relaxes it with a higher `max_hunks_outside_expected`, or turns it
+    off with `guards.hunks_outside_expected = false`.
     Why: a proposal says which files it means to change; edits elsewhere are
     the side effects reviewers miss.
-    Example: with `expected_files = ["src/users.py"]` and
-    `max_hunks_outside_expected = 0`, one hunk in `src/auth.py` is
-    DIFF_BUDGET_EXCEEDED.
+    Example: with `expected_files = ["src/users.py"]`, creating
+    `docs/unrelated.md` is DIFF_BUDGET_EXCEEDED.
     """
 
     NAME = "hunks_outside_expected"
@@ -87,7 +88,9 @@ class HunksOutsideExpectedGuard(Guard):
     def check(self, changes: Sequence[FileChange], ctx: GuardContext) -> list[PatchFailure]:
         """One failure listing the unexpected files when their hunks exceed the limit."""
         limit = ctx.policy.max_hunks_outside_expected
-        if limit is None or not ctx.expected_files:
+        if limit is None:
+            limit = 0  # declared intent is a boundary unless the policy says otherwise
+        if not ctx.expected_files:
             return []
         outside = {
             change.path: diff_stat(change).hunks
@@ -100,7 +103,10 @@ class HunksOutsideExpectedGuard(Guard):
         return [
             self.failure(
                 None,
-                f"{total} hunks in {', '.join(sorted(outside))} (limit {limit})",
-                hint="expected files: " + ", ".join(ctx.expected_files),
+                f"{', '.join(sorted(outside))}: not among the proposal's expected_files "
+                f"({total} hunk(s) there; the policy allows {limit})",
+                hint="change only the expected files ("
+                + ", ".join(ctx.expected_files)
+                + "), or list the other files in expected_files",
             )
         ]

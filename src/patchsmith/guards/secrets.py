@@ -12,7 +12,17 @@ from patchsmith.guards._diff import diff_stat
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
 
-__all__ = ["DETECT_SECRETS_PLUGINS", "SecretFinding", "SecretGuard", "find_secrets"]
+__all__ = [
+    "DETECT_SECRETS_PLUGINS",
+    "MASK",
+    "SecretFinding",
+    "SecretGuard",
+    "find_secrets",
+    "mask_secret_lines",
+]
+
+MASK = "[masked]"
+"""What stands in an excerpt for a value the secret guard would flag."""
 
 DETECT_SECRETS_PLUGINS = (
     "AWSKeyDetector",
@@ -86,19 +96,46 @@ def find_secrets(change: FileChange) -> list[SecretFinding]:
     added = diff_stat(change).added
     if not added:
         return []
+    return _findings(change.path, added)
+
+
+def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFinding]:
     findings: set[SecretFinding] = set()
-    text_by_line = dict(added)
-    for number, kind in _scan_with_detect_secrets(change.path, added):
+    text_by_line = dict(lines)
+    for number, kind in _scan_with_detect_secrets(path, lines):
         if kind == "Basic Auth Credentials" and _only_reserved_hosts(text_by_line[number]):
             continue
-        findings.add(SecretFinding(change.path, number, kind))
-    for number, text in added:
+        findings.add(SecretFinding(path, number, kind))
+    for number, text in lines:
         if not _ANY_OWN_PATTERN.search(text) or _ALLOWLIST_MARK.search(text):
             continue
         for kind, pattern in _OWN_PATTERNS:
             if pattern.search(text):
-                findings.add(SecretFinding(change.path, number, kind))
+                findings.add(SecretFinding(path, number, kind))
     return sorted(findings, key=lambda f: (f.line, f.kind))
+
+
+# A value worth hiding on a flagged line: a quoted string, a URL's user:password, or a
+# long run of token characters.
+_VALUE = re.compile(r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}")
+
+
+def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, str]:
+    """For each line the secret guard would flag, the line with its secret values masked.
+
+    `lines` are (line number, text) pairs of a file; only flagged lines are returned.
+    Private key blocks lose the whole line after the marker; other lines keep their
+    code and lose quoted values and long token-shaped runs, so an excerpt still shows
+    the shape of the line without the credential.
+    """
+    masked: dict[int, str] = {}
+    for finding in _findings(path, tuple(lines)):
+        text = masked.get(finding.line, dict(lines)[finding.line])
+        hidden = _VALUE.sub(MASK, text)
+        for _, pattern in _OWN_PATTERNS:
+            hidden = pattern.sub(MASK, hidden)
+        masked[finding.line] = hidden if hidden != text else MASK
+    return masked
 
 
 def _only_reserved_hosts(text: str) -> bool:

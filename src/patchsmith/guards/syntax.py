@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from posixpath import splitext
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.excerpts import masked_excerpt
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -169,7 +171,10 @@ class SyntaxGuard(Guard):
             if new_error is None:
                 return None
             if old is None or python_error(old) is None:
-                return self.failure(change.path, f"{change.path}: {new_error}")
+                line = _line_of(new_error)
+                return self._with_new_text(
+                    self.failure(change.path, f"{change.path}: {new_error}"), change.path, new, line
+                )
         after = parse_problems(change.path, new)
         if after is None or after.count == 0:
             return None
@@ -178,8 +183,34 @@ class SyntaxGuard(Guard):
         if after.count <= before.count:
             return None
         where = f" (first at line {after.first_line})" if after.first_line else ""
-        return self.failure(
+        failure = self.failure(
             change.path,
             f"{change.path}: {after.count - before.count} new syntax error(s){where}",
             hint="check brackets, quotes and indentation around the edit",
         )
+        return self._with_new_text(failure, change.path, new, after.first_line)
+
+    @staticmethod
+    def _with_new_text(
+        failure: PatchFailure, path: str, new: str, line: int | None
+    ) -> PatchFailure:
+        """The failure with the new text around the error (numbered, secrets masked)."""
+        if line is None:
+            return failure
+        contents = new.splitlines()
+        if not contents:
+            return failure
+        at = min(max(line - 1, 0), len(contents) - 1)
+        excerpt = masked_excerpt(path, contents, (at, at + 1), margin=5)
+        hint = (failure.hint + "; " if failure.hint else "") + (
+            "the excerpt is the new text the edit would have written, around the error"
+        )
+        return replace(failure, excerpt=excerpt, hint=hint)
+
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+def _line_of(message: str) -> int | None:
+    found = _LINE.search(message)
+    return int(found.group(1)) if found else None

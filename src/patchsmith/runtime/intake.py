@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
-from patchsmith.engine.excerpt import closest_region, numbered_excerpt
-from patchsmith.engine.hunks import apply_block, apply_hunk_list
+from patchsmith.engine.excerpt import closest_region, similar_regions
+from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
 from patchsmith.engine.lazy import (
     MergeKind,
@@ -26,7 +26,7 @@ from patchsmith.engine.lazy import (
     merge_snippet,
 )
 from patchsmith.engine.locate import NotPlaced
-from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason
+from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import (
@@ -39,6 +39,8 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
+from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
+from patchsmith.runtime.excerpts import masked_excerpt, nearest_paths
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace
@@ -63,6 +65,7 @@ class FileOutcome:
     new_path: str | None = None
     mode: str | None = None
     """The git mode a `new mode` / `new file mode` line gave the file (`100755`, `100644`)."""
+    placements: tuple[HunkPlacement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class StagePlan:
     files: tuple[FileOutcome, ...]
     failures: tuple[PatchFailure, ...]
     modes_in_place: tuple[str, ...] = ()
+    warnings: tuple[ApplyWarning, ...] = ()
 
 
 @dataclass
@@ -94,6 +98,7 @@ class _File:
     """What a git mode line asks of the execute bits; `None`: keep them."""
     whole: bool = False
     """The text was sent whole at least once (the review guard looks closer)."""
+    placements: list[HunkPlacement] = field(default_factory=list)
 
 
 @dataclass
@@ -107,6 +112,7 @@ class _Run:
     """Files this patch moves, by target path (kept by `_move` and `_delete`)."""
     failures: list[PatchFailure] = field(default_factory=list)
     modes_in_place: list[str] = field(default_factory=list)
+    warnings: list[ApplyWarning] = field(default_factory=list)
 
     def fail(self, failure: PatchFailure) -> None:
         self.failures.append(failure)
@@ -130,6 +136,12 @@ def stage_script(
     run = _Run(workspace, options, partial, size_limit)
     for problem in script.problems:
         truncated = problem.code is FailureCode.TRUNCATED_OUTPUT
+        hint = "Fix what the message names in those lines and resend the edit; nothing was applied."
+        if problem.code is FailureCode.PATH_MISMATCH:
+            hint = (
+                "Name the same file on the --- and +++ lines; to rename a file, add git's "
+                "'rename from'/'rename to' lines (or use '*** Move to:'). Nothing was applied."
+            )
         run.fail(
             PatchFailure(
                 code=problem.code,
@@ -137,8 +149,7 @@ def stage_script(
                 hint="The reply stops before its end: resend the rest of the file, or send "
                 "the change as a diff; nothing was applied."
                 if truncated
-                else "Fix what the message names in those lines and resend the edit; "
-                "nothing was applied.",
+                else hint,
             )
         )
     if not script.edits and not script.problems:
@@ -156,19 +167,29 @@ def stage_script(
         _outcome(f) for f in run.files.values() if f.total or f.action != Action.UPDATE
     )
     if run.failures and not partial:
-        return StagePlan(outcomes, tuple(run.failures))
+        return StagePlan(
+            outcomes, tuple(run.failures), tuple(run.modes_in_place), tuple(run.warnings)
+        )
     for state in run.files.values():
         if state.failed and not state.applied:
             continue
         failure = _stage(run, transaction, state)
         if failure is not None:
             run.fail(failure)
-    return StagePlan(outcomes, tuple(run.failures), tuple(run.modes_in_place))
+    return StagePlan(outcomes, tuple(run.failures), tuple(run.modes_in_place), tuple(run.warnings))
 
 
 def _outcome(state: _File) -> FileOutcome:
     mode = None if state.executable is None else _GIT_MODES[state.executable]
-    return FileOutcome(state.path, state.action, state.applied, state.total, state.moved_to, mode)
+    return FileOutcome(
+        state.path,
+        state.action,
+        state.applied,
+        state.total,
+        state.moved_to,
+        mode,
+        tuple(state.placements),
+    )
 
 
 def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
@@ -277,13 +298,19 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         )
         return None
     elif must_exist:
+        near = nearest_paths(_text_files(run.workspace.root), resolved)
+        hint = (
+            "Check the path (list the directory first), or create the file "
+            "with a /dev/null diff or '*** Add File:'."
+        )
+        if near:
+            hint = "Nearest existing paths: " + ", ".join(near) + ". " + hint
         run.fail(
             PatchFailure(
                 code=FailureCode.FILE_NOT_FOUND,
                 message=f"{resolved} does not exist",
                 file=resolved,
-                hint="Check the path (list the directory first), or create the file "
-                "with a /dev/null diff or '*** Add File:'.",
+                hint=hint,
             )
         )
         return None
@@ -499,9 +526,16 @@ def _run_hunks(run: _Run, state: _File, hunks: list[Hunk]) -> None:
     if result.applied:
         state.text = result.text
     for outcome in result.outcomes:
+        if outcome.applied:
+            _placed(run, state, first + outcome.index, outcome)
+            continue
         if not outcome.applied:
             state.failed = True
-            run.fail(_hunk_failure(state, first + outcome.index, outcome, hunks[outcome.index]))
+            run.fail(
+                _hunk_failure(
+                    state, first + outcome.index, outcome, hunks[outcome.index], partial=run.partial
+                )
+            )
 
 
 def _run_op(run: _Run, state: _File, op: EditOp) -> None:
@@ -659,7 +693,10 @@ def _match_line_ending(text: str, search: str, replacement: str) -> str:
         end = text.rfind("\n", 0, start)
     if end <= 0 or text[end - 1] != "\r":
         return replacement
-    return re.sub(r"(?<!\r)\n", "\r\n", replacement)
+    # A match that starts inside a CRLF ("\n" right after the file's "\r") keeps that "\r"
+    # before it: the replacement's first "\n" completes it and must not get one of its own.
+    before = "\r" if start > 0 and text[start - 1] == "\r" else ""
+    return re.sub(r"(?<!\r)\n", "\r\n", before + replacement)[len(before) :]
 
 
 def _occurrences(text: str, needle: str) -> int:
@@ -692,10 +729,47 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
             detail=result.detail,
             candidates=tuple(c + 1 for c in result.candidates),
         )
-        run.fail(_block_failure(state, index, outcome, block.old, block.hint, "SEARCH block"))
+        run.fail(
+            _block_failure(
+                state, index, outcome, block.old, block.hint, "SEARCH block", partial=run.partial
+            )
+        )
         return
     state.text = result[0].text
     state.applied += 1
+    placed = result[1]
+    outcome = HunkOutcome(
+        index=index,
+        applied=True,
+        hunk_text=op.search,
+        strategy=placed.strategy,
+        line=placed.start + 1,
+        detail=tolerance_detail(placed),
+    )
+    _placed(run, state, index, outcome)
+
+
+# Tolerances that match lines which are not the file's own (beyond whitespace, punctuation
+# and indentation): worth a warning, since the model's picture of the file was off.
+_LOOSE = {Strategy.PARTIAL_CONTEXT, Strategy.STALE_CONTEXT, Strategy.FUZZY_CONTEXT}
+
+
+def _placed(run: _Run, state: _File, index: int, outcome: HunkOutcome) -> None:
+    """Record where an applied edit landed, by which tolerance, and what to double-check."""
+    strategy = outcome.strategy or Strategy.DIRECT
+    state.placements.append(HunkPlacement(index, outcome.line or 1, strategy.value, outcome.detail))
+    for note in outcome.notes:
+        run.warnings.append(ApplyWarning(WarningCode.ANCHOR_ELSEWHERE, note, state.path, index))
+    if strategy in _LOOSE:
+        run.warnings.append(
+            ApplyWarning(
+                WarningCode.TOLERANCE_USED,
+                f"located by {strategy.value} at line {outcome.line}"
+                + (f": {outcome.detail}" if outcome.detail else ""),
+                state.path,
+                index,
+            )
+        )
 
 
 def _append(text: str, addition: str) -> str:
@@ -720,12 +794,15 @@ _CODES = {
     SkipReason.EMPTY_HUNK: FailureCode.MALFORMED_PATCH,
     SkipReason.MALFORMED: FailureCode.MALFORMED_PATCH,
     SkipReason.NOT_ATTEMPTED: FailureCode.PATCH_CONTEXT_MISMATCH,
+    SkipReason.ANCHOR_NOT_FOUND: FailureCode.ANCHOR_NOT_FOUND,
 }
 
 
-def _hunk_failure(state: _File, index: int, outcome: HunkOutcome, hunk: Hunk) -> PatchFailure:
+def _hunk_failure(
+    state: _File, index: int, outcome: HunkOutcome, hunk: Hunk, *, partial: bool
+) -> PatchFailure:
     block = block_from_hunk(hunk)
-    return _block_failure(state, index, outcome, block.old, block.hint, "hunk")
+    return _block_failure(state, index, outcome, block.old, block.hint, "hunk", partial=partial)
 
 
 def _block_failure(
@@ -735,54 +812,122 @@ def _block_failure(
     old: Sequence[str],
     hint_line: int | None,
     what: str,
+    *,
+    partial: bool,
 ) -> PatchFailure:
     assert state.text is not None
     reason = outcome.reason or SkipReason.NO_MATCH
     # A model resends against the file on disk, so a missing match is shown there (earlier
     # edits of this patch are not written); the other reasons speak of the text as staged.
+    # With `partial`, the file is written with the edits that located, so it is shown so.
     shown = state.text
-    if reason is SkipReason.NO_MATCH and state.original is not None:
+    if reason is SkipReason.NO_MATCH and state.original is not None and not partial:
         shown = state.original.text
     contents = split_lines(shown).contents
     code = _CODES[reason]
     number = index + 1
-    region = closest_region(contents, old, hint_line)
+    found = similar_regions(contents, old, hint_line)
+    best = found[0] if found else None
+    region = (best.start, best.end) if best else _fallback_region(contents, old, hint_line)
+    message = f"{what} {number} of {state.path}: {outcome.detail or reason.value}"
+    similarity = best.score if best else (0.0 if contents and any(x.strip() for x in old) else None)
+    excerpt: str | None = None
     if reason is SkipReason.AMBIGUOUS and outcome.candidates:
-        places = ", ".join(str(c) for c in outcome.candidates[:8])
+        places = ", ".join(str(c) for c in outcome.candidates[:_MAX_PLACES_NAMED])
+        more = len(outcome.candidates) - _MAX_PLACES_NAMED
         hint = (
-            f"The {what}'s old lines occur at lines {places}; add unchanged lines around "
-            "the change until it matches only one place."
+            f"The {what}'s old lines occur at lines {places}"
+            + (f" and {more} more places" if more > 0 else "")
+            + "; add unchanged lines around the change until it matches only one place."
         )
-        first = outcome.candidates[0] - 1
-        region = (first, min(first + max(len(old), 1), len(contents)))
+        excerpt = _candidates_excerpt(state.path, contents, outcome.candidates, len(old))
+        similarity = 1.0
+    elif reason is SkipReason.ANCHOR_NOT_FOUND:
+        hint = (
+            f"The @@ line of {what} {number} must name a line of {state.path} above the change "
+            "(a function or class header, copied exactly), or be left empty."
+        )
     elif reason is SkipReason.ALREADY_APPLIED:
         hint = f"The file already contains this change; drop {what} {number}."
     elif reason is SkipReason.NO_CHANGE:
         hint = f"{what.capitalize()} {number} changes nothing; add its '-' and '+' lines."
     elif region is not None:
+        if not _any_line_exists(contents, old):
+            message += (
+                f"; none of its {sum(1 for x in old if x.strip())} non-blank old lines occurs "
+                f"anywhere in {state.path}"
+            )
+        if best is not None:
+            message += (
+                f"; most similar region: lines {region[0] + 1}-{region[1]} "
+                f"(similarity {best.score:.2f})"
+            )
         hint = (
-            f"Re-read lines {region[0] + 1}-{region[1]} of {state.path} and resend {what} "
-            f"{number} with the exact current text of its unchanged and removed lines."
+            f"Make the unchanged and removed lines of {what} {number} the exact current text "
+            f"of lines {region[0] + 1}-{region[1]} of {state.path} (shown in the excerpt)."
         )
     else:
         hint = f"{state.path} is empty; send its whole content instead."
     failure = PatchFailure(
         code=code,
-        message=f"{what} {number} of {state.path}: {outcome.detail or reason.value}",
+        message=message,
         file=state.path,
         hunk=index,
         hint=hint,
         current_sha256=_sha(state),
+        similarity=similarity,
+        candidates=outcome.candidates if reason is SkipReason.AMBIGUOUS else (),
     )
-    return _with_excerpt(failure, contents, region)
+    if excerpt is not None:
+        return replace(failure, excerpt=excerpt)
+    # A wider margin than other excerpts: context the model misremembered may sit just
+    # outside the region its remembered lines resemble.
+    return _with_excerpt(failure, contents, region, margin=5)
+
+
+_MAX_PLACES_NAMED = 8
+_MAX_CANDIDATE_EXCERPTS = 4
+_CANDIDATE_LINES = 12
+
+
+def _fallback_region(
+    contents: Sequence[str], old: Sequence[str], hint_line: int | None
+) -> tuple[int, int] | None:
+    """Where to look when nothing in the file resembles the edit: its line number, or the top."""
+    return closest_region(contents, old, hint_line)
+
+
+def _any_line_exists(contents: Sequence[str], old: Sequence[str]) -> bool:
+    keys = {" ".join(line.split()) for line in contents}
+    return any(" ".join(x.split()) in keys for x in old if x.strip())
+
+
+def _candidates_excerpt(
+    path: str, contents: Sequence[str], candidates: Sequence[int], size: int
+) -> str:
+    """Every place an ambiguous edit matched (the first few shown in full), numbered."""
+    parts = []
+    for n, line in enumerate(candidates[:_MAX_CANDIDATE_EXCERPTS], 1):
+        start = line - 1
+        end = min(start + min(max(size, 1), _CANDIDATE_LINES), len(contents))
+        parts.append(f"-- place {n} of {len(candidates)}: line {line} --")
+        parts.append(masked_excerpt(path, contents, (start, end), margin=1))
+    rest = candidates[_MAX_CANDIDATE_EXCERPTS:]
+    if rest:
+        parts.append("-- also at lines " + ", ".join(str(x) for x in rest[:20]) + " --")
+    return "\n".join(parts)
 
 
 def _with_excerpt(
-    failure: PatchFailure, contents: Sequence[str], region: tuple[int, int] | None
+    failure: PatchFailure,
+    contents: Sequence[str],
+    region: tuple[int, int] | None,
+    *,
+    margin: int = 3,
 ) -> PatchFailure:
     if region is None:
         return failure
-    excerpt, _, _ = numbered_excerpt(contents, *region)
+    excerpt = masked_excerpt(failure.file or "", contents, region, margin=margin)
     return replace(failure, excerpt=excerpt)
 
 
