@@ -27,6 +27,10 @@ from patchsmith.report import ApplyStatus
 # new lines already sit around them (a first and a second application look alike).
 _AMBIGUOUS = {FailureCode.AMBIGUOUS_MATCH, FailureCode.ALREADY_APPLIED}
 
+# Read automatically, a fenced file much shorter than the file on disk is a bare region
+# (docs/lazy.md): the round trip names the whole-file format, as a caller who means it does.
+_EXPLICIT_FORMAT = {"whole_file": "whole_file"}
+
 
 @contextmanager
 def _workspace(a: str) -> Iterator[Path]:
@@ -61,7 +65,7 @@ def _check(name: str, a: str, b: str) -> None:
     with _workspace(a) as root:
         before = snapshot_tree(root)
 
-        report = apply(text, root)
+        report = apply(text, root, format=_EXPLICIT_FORMAT.get(name, "auto"))
 
         if report.status is ApplyStatus.APPLIED:
             assert {"f.txt": b.encode("utf-8")} == snapshot_tree(root).files(), text
@@ -70,6 +74,8 @@ def _check(name: str, a: str, b: str) -> None:
             allowed = set(_AMBIGUOUS)
             if a.strip() and not b.strip():
                 allowed.add(FailureCode.EMPTY_WRITE)  # policy: blanking a file needs a delete
+            if name == "whole_file":
+                allowed.add(FailureCode.LARGE_REMOVAL)  # a whole file dropping most of one
             assert {e.code for e in report.errors} <= allowed, (text, report.errors)
 
 
@@ -83,6 +89,26 @@ class TestRoundTrip:
     def test_rendering_applies_to_target(self, name: str, pair: tuple[str, str]) -> None:
         """Applying the format's rendering of a -> b to a gives exactly b, or a clean refusal."""
         _check(name, *pair)
+
+    @given(pair=_pairs())
+    def test_auto_read_whole_file_is_the_file_or_a_region_of_it(
+        self, pair: tuple[str, str]
+    ) -> None:
+        """Read automatically, a fenced file lands whole or as one region; never anything else."""
+        a, b = pair
+        text = RENDERERS["whole_file"](a, b)
+        assume(text is not None and a != b)
+        assert text is not None
+        with _workspace(a) as root:
+            before = snapshot_tree(root)
+
+            report = apply(text, root)
+
+            if report.status is ApplyStatus.APPLIED:
+                result = (root / "f.txt").read_bytes().decode("utf-8")
+                assert result == b or b.rstrip("\r\n") in result, text
+            else:
+                assert before == snapshot_tree(root)
 
     @pytest.mark.parametrize("name", sorted(RENDERERS))
     def test_every_renderer_expresses_a_plain_edit(self, name: str) -> None:
