@@ -41,6 +41,7 @@ from patchsmith.conditions import (
 from patchsmith.direct import stage_write
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.evidence import Evidence
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
@@ -148,7 +149,7 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files, staged.notes)
+        template = _with_files(template, staged.files, staged.notes, staged.evidence)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -191,11 +192,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
         check=template.check,
         preconditions=template.preconditions,
         notes=template.notes,
+        evidence=template.evidence,
     )
 
 
 def _with_files(
-    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+    template: ApplyReport,
+    files: tuple[FileReport, ...],
+    notes: tuple[str, ...] = (),
+    evidence: tuple[Evidence, ...] = (),
 ) -> ApplyReport:
     return ApplyReport(
         template.status,
@@ -203,6 +208,7 @@ def _with_files(
         check=template.check,
         preconditions=template.preconditions,
         notes=(*template.notes, *notes),
+        evidence=(*template.evidence, *evidence),
     )
 
 
@@ -249,6 +255,8 @@ class _Staged:
     expected: dict[str, str]
     modes_in_place: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    """Each command profile that ran (kept with the attempt, refused or not)."""
 
 
 def _stage(
@@ -287,12 +295,14 @@ def _stage(
         )
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
+    evidence: list[Evidence] = []
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
-            recipe_files, recipe_failures = _stage_recipe(
+            recipe_files, recipe_failures, recipe_evidence = _stage_recipe(
                 workspace, transaction, operation, rules.tightened_by(proposal)
             )
             files.extend(recipe_files)
+            evidence.extend(recipe_evidence)
             failures.extend(_numbered(index, f) for f in recipe_failures)
             continue
         if not isinstance(operation, DirectWriteOperation):
@@ -316,7 +326,9 @@ def _stage(
         (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
     ]
     if failures or not commands:
-        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+        return _Staged(
+            tuple(files), tuple(failures), expected, modes_in_place, evidence=tuple(evidence)
+        )
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
     ran = stage_commands(
@@ -326,7 +338,14 @@ def _stage(
         policy=rules,
         forbidden=proposal.forbidden_files,
     )
-    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
+    return _Staged(
+        (*files, *ran.files),
+        ran.failures,
+        expected,
+        modes_in_place,
+        ran.notes,
+        (*evidence, *ran.evidence),
+    )
 
 
 def _numbered(index: int, failure: PatchFailure) -> PatchFailure:
@@ -347,14 +366,14 @@ def _stage_recipe(
     transaction: Transaction,
     operation: AstTransformOperation,
     rules: Policy,
-) -> tuple[list[FileReport], list[PatchFailure]]:
+) -> tuple[list[FileReport], list[PatchFailure], list[Evidence]]:
     """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
     from patchsmith.codemod.registry import find_recipe
     from patchsmith.codemod.runner import plan_recipe, stage_plan
 
     entry = find_recipe(operation.recipe, workspace.root)
     if isinstance(entry, PatchFailure):
-        return [], [entry]
+        return [], [entry], []
     recipe = entry.recipe
     if operation.language is not None and operation.language != recipe.language.value:
         mismatch = PatchFailure(
@@ -362,19 +381,19 @@ def _stage_recipe(
             f"recipe {recipe.recipe_id!r} is for {recipe.language.value}, not {operation.language}",
             hint="drop `language` or name the recipe's own",
         )
-        return [], [mismatch]
+        return [], [mismatch], []
     plan = plan_recipe(
         recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
     )
     if plan.errors:
-        return [], list(plan.errors)
+        return [], list(plan.errors), plan.evidence
     staged = stage_plan(plan, workspace, transaction)
     reports = [
         FileReport(path, Action.UPDATE, n, n)
         for path, n in sorted(plan.matches.items())
         if path in plan.changed
     ]
-    return reports, staged
+    return reports, staged, plan.evidence
 
 
 def _applied_before(
