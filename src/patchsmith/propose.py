@@ -64,7 +64,7 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
-from patchsmith.verify.plan import check_plan, plan_verifier, unverified_note
+from patchsmith.verify.plan import check_plan, implicit_plan, plan_verifier, unverified_note
 from patchsmith.verify.profiles import ProfileSet, load_profiles
 
 __all__ = ["INVALID_PROPOSAL_ID", "propose"]
@@ -170,6 +170,12 @@ def propose(
         def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
             return check_postconditions(loaded, changes, ctx)
 
+        implicit = implicit_plan(loaded, profile_set)
+        planned = (
+            loaded.model_copy(update={"verification_plan": implicit})
+            if implicit is not None
+            else loaded
+        )
         return review_and_commit(
             attempt,
             transaction,
@@ -177,8 +183,8 @@ def propose(
             template,
             check=check,
             postcheck=postcheck,
-            verifier=plan_verifier(loaded, workspace.real_root, profile_set, cache=recording)
-            if loaded.verification_plan is not None
+            verifier=plan_verifier(planned, workspace.real_root, profile_set, cache=recording)
+            if planned.verification_plan is not None
             else None,
             expected_sha256=staged.expected,
         )
