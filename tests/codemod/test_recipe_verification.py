@@ -78,7 +78,7 @@ def test_a_recipe_that_breaks_a_test_is_refused(project: Path) -> None:
     assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
     [check] = report.checks
     assert "failed" == check.status.value
-    assert "unit broke 1 thing(s)" in check.evidence
+    assert "unit: 1 introduced failure(s)" in check.evidence
     assert "test_answer" in check.evidence
     assert before == snapshot_tree(project)
     assert {"base", "changed"} <= {e.side.value for e in report.evidence}
@@ -136,3 +136,25 @@ def test_without_profiles_syntax_decides(tmp_path: Path) -> None:
 
     assert all("checked syntax" in c.evidence for c in report.checks)
     assert all("passed" == c.status.value for c in report.checks)
+
+
+def test_verdicts_of_runs_that_could_not_prove_anything() -> None:
+    """A profile that could not run fails the condition; so does a failed run without a
+    parsed failure (its exit status is what broke)."""
+    from patchsmith.codemod.checks import _verified
+    from patchsmith.errors import FailureCode, PatchFailure
+    from patchsmith.verify.profiles import ProfileKind
+    from patchsmith.verify.report import ProfileOutcome, VerifyReport
+
+    error = VerifyReport(errors=(PatchFailure(FailureCode.UNKNOWN_PROFILE, "gone"),))
+    silent = ProfileOutcome("unit", ProfileKind.TEST, (), (), (), (), True, False)
+
+    could_not = _verified("tests_pass", ["unit"], error)
+    broke = _verified("tests_pass", ["unit"], VerifyReport((silent,)))
+
+    assert ("failed", "profiles unit could not run: gone") == (
+        could_not.status.value,
+        could_not.evidence,
+    )
+    assert "failed" == broke.status.value
+    assert "unit failed where the base passed" in broke.evidence

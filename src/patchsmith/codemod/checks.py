@@ -213,7 +213,12 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
             detail = ": " + " ".join(
                 x for x in (where, f"[{label}]" if label else "", message) if x
             )
-        parts.append(f"{outcome.profile} broke {len(outcome.introduced)} thing(s){detail}")
+        if outcome.introduced:
+            parts.append(
+                f"{outcome.profile}: {len(outcome.introduced)} introduced failure(s){detail}"
+            )
+        else:
+            parts.append(f"{outcome.profile} failed where the base passed (or could not finish)")
     return _check(name, False, "; ".join(parts), before=False)
 
 
