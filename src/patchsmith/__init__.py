@@ -45,6 +45,9 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.pipeline.freeze import FrozenCandidate, freeze
+    from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
+    from patchsmith.pipeline.revert import revert
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -61,9 +64,13 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FrozenCandidate",
+    "HookVerdict",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
+    "JudgeRequest",
+    "Judgement",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
@@ -81,9 +88,12 @@ __all__ = [
     "apply_hunks_strict",
     "find_diffs",
     "format_prompt",
+    "freeze",
+    "judge",
     "parse_edits",
     "propose",
     "read_file",
+    "revert",
     "run_command",
     "run_recipe",
     "tool_definitions",
@@ -106,6 +116,13 @@ _LAZY = {
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
     "run_command": "patchsmith.commands.run",
+    "FrozenCandidate": "patchsmith.pipeline.freeze",
+    "freeze": "patchsmith.pipeline.freeze",
+    "HookVerdict": "patchsmith.pipeline.judge",
+    "JudgeRequest": "patchsmith.pipeline.judge",
+    "Judgement": "patchsmith.pipeline.judge",
+    "judge": "patchsmith.pipeline.judge",
+    "revert": "patchsmith.pipeline.revert",
 }
 
 

@@ -22,6 +22,9 @@ _COMMANDS: tuple[str, ...] = (
     "show",
     "replay",
     "tools",
+    "judge",
+    "freeze",
+    "revert",
 )
 
 
