@@ -39,6 +39,7 @@ from patchsmith.report import (
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
+    from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -64,6 +65,7 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FleetSummary",
     "FrozenCandidate",
     "HookVerdict",
     "HunkOutcome",
@@ -87,6 +89,7 @@ __all__ = [
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "fleet_report",
     "format_prompt",
     "freeze",
     "judge",
@@ -95,6 +98,7 @@ __all__ = [
     "read_file",
     "revert",
     "run_command",
+    "run_fleet",
     "run_recipe",
     "tool_definitions",
     "verify",
@@ -123,6 +127,9 @@ _LAZY = {
     "Judgement": "patchsmith.pipeline.judge",
     "judge": "patchsmith.pipeline.judge",
     "revert": "patchsmith.pipeline.revert",
+    "FleetSummary": "patchsmith.fleet",
+    "fleet_report": "patchsmith.fleet",
+    "run_fleet": "patchsmith.fleet",
 }
 
 
