@@ -39,12 +39,16 @@ from patchsmith.report import (
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
+    from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.pipeline.freeze import FrozenCandidate, freeze
+    from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
+    from patchsmith.pipeline.revert import revert
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -61,9 +65,14 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FleetSummary",
+    "FrozenCandidate",
+    "HookVerdict",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
+    "JudgeRequest",
+    "Judgement",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
@@ -80,11 +89,16 @@ __all__ = [
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "fleet_report",
     "format_prompt",
+    "freeze",
+    "judge",
     "parse_edits",
     "propose",
     "read_file",
+    "revert",
     "run_command",
+    "run_fleet",
     "run_recipe",
     "tool_definitions",
     "verify",
@@ -106,6 +120,16 @@ _LAZY = {
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
     "run_command": "patchsmith.commands.run",
+    "FrozenCandidate": "patchsmith.pipeline.freeze",
+    "freeze": "patchsmith.pipeline.freeze",
+    "HookVerdict": "patchsmith.pipeline.judge",
+    "JudgeRequest": "patchsmith.pipeline.judge",
+    "Judgement": "patchsmith.pipeline.judge",
+    "judge": "patchsmith.pipeline.judge",
+    "revert": "patchsmith.pipeline.revert",
+    "FleetSummary": "patchsmith.fleet",
+    "fleet_report": "patchsmith.fleet",
+    "run_fleet": "patchsmith.fleet",
 }
 
 

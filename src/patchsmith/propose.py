@@ -57,7 +57,7 @@ from patchsmith.proposal import (
     strategy_mismatches,
     unsupported_operations,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -149,7 +149,9 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files, staged.notes, staged.evidence)
+        template = _with_files(
+            template, staged.files, staged.notes, staged.warnings, staged.evidence
+        )
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -198,6 +200,7 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
         check=template.check,
         preconditions=template.preconditions,
         notes=template.notes,
+        warnings=template.warnings,
         evidence=template.evidence,
     )
 
@@ -206,6 +209,7 @@ def _with_files(
     template: ApplyReport,
     files: tuple[FileReport, ...],
     notes: tuple[str, ...] = (),
+    warnings: tuple[ApplyWarning, ...] = (),
     evidence: tuple[Evidence, ...] = (),
 ) -> ApplyReport:
     return ApplyReport(
@@ -214,6 +218,7 @@ def _with_files(
         check=template.check,
         preconditions=template.preconditions,
         notes=(*template.notes, *notes),
+        warnings=(*template.warnings, *warnings),
         evidence=(*template.evidence, *evidence),
     )
 
@@ -261,8 +266,10 @@ class _Staged:
     expected: dict[str, str]
     modes_in_place: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[ApplyWarning, ...] = ()
+    """Placement and tolerance warnings of the patch operations, as `apply` reports them."""
     evidence: tuple[Evidence, ...] = ()
-    """Each command profile that ran (kept with the attempt, refused or not)."""
+    """Each command profile or recipe verification that ran (kept with the attempt)."""
 
 
 def _stage(
@@ -279,6 +286,7 @@ def _stage(
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
     modes_in_place: tuple[str, ...] = ()
+    warnings: tuple[ApplyWarning, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(
             script,
@@ -301,6 +309,7 @@ def _stage(
         )
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
+        warnings = plan.warnings
     evidence: list[Evidence] = []
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
@@ -333,7 +342,13 @@ def _stage(
     ]
     if failures or not commands:
         return _Staged(
-            tuple(files), tuple(failures), expected, modes_in_place, evidence=tuple(evidence)
+            tuple(files),
+            tuple(failures),
+            expected,
+            modes_in_place,
+            (),
+            warnings,
+            tuple(evidence),
         )
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
@@ -350,6 +365,7 @@ def _stage(
         expected,
         modes_in_place,
         ran.notes,
+        warnings,
         (*evidence, *ran.evidence),
     )
 
