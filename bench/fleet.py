@@ -200,11 +200,11 @@ def main() -> None:
         )
     best = min(per_repo for _, _, per_repo, *_ in rows)
     print("\n## Projection: 10,000 repositories (from the best measured worker time per repo)\n")
-    print("| workers | hours | repositories per hour |")
+    print("| workers | minutes | repositories per hour |")
     print("| ---: | ---: | ---: |")
     for workers in (2, 8, 32, 128):
-        hours = 10_000 * best / workers / 3600
-        print(f"| {workers} | {hours:.2f} | {workers * 3600 / best:,.0f} |")
+        minutes = 10_000 * best / workers / 60
+        print(f"| {workers} | {minutes:.1f} | {workers * 3600 / best:,.0f} |")
 
 
 if __name__ == "__main__":

@@ -48,6 +48,8 @@ def test_a_finished_run(runs: Path) -> None:
 
 def test_a_rerun_skips_every_finished_repository(runs: Path, small_fleet: Path) -> None:
     seen: list[tuple[str | None, int, int]] = []
+    leftover = runs / "done" / "work" / "repo-0123456789abcdef-killed"
+    leftover.mkdir(parents=True)
 
     again = run_fleet(
         "unittest-to-assert",
@@ -58,7 +60,8 @@ def test_a_rerun_skips_every_finished_repository(runs: Path, small_fleet: Path) 
     )
 
     assert again.skipped == 7 and again.complete
-    assert seen == []  # nothing ran
+    assert seen == [(None, 7, 7)]  # nothing ran
+    assert not leftover.exists()  # what a killed run left in work/ is swept
     assert [r.outcome() for r in again.results] == [r.outcome() for r in done(runs).results]
 
 

@@ -355,3 +355,11 @@ def test_worker_main_and_internal_errors(
     assert failed.status is FleetStatus.ERROR
     assert failed.errors[0].code is FailureCode.WORKER_FAILED
     assert "RuntimeError: bug" in failed.errors[0].message
+
+
+def test_text_that_is_no_recipe(tmp_path: Path) -> None:
+    for text in ("x" * 5000, "recipe_id: a\nlanguage: python\n"):
+        failure = resolve_change(text)
+
+        assert not isinstance(failure, ChangeSpec)
+        assert failure.code is FailureCode.RECIPE_NOT_FOUND

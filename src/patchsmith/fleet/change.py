@@ -76,6 +76,13 @@ class ChangeSpec:
         )
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for a path, a NUL in it
+        return False
+
+
 def _looks_like_proposal(path: Path) -> bool:
     """A JSON or YAML mapping with a proposal id is a proposal; anything else a recipe."""
     import yaml
@@ -105,7 +112,7 @@ def resolve_change(
     """
     path = Path(change)
     if kind is None:
-        kind = ChangeKind.PROPOSAL if path.is_file() and _looks_like_proposal(path) else None
+        kind = ChangeKind.PROPOSAL if _is_file(path) and _looks_like_proposal(path) else None
         kind = kind or ChangeKind.RECIPE
     policy_text: str | None = None
     if policy is not None:
@@ -117,6 +124,12 @@ def resolve_change(
     if kind is ChangeKind.RECIPE:
         from patchsmith.codemod.registry import find_recipe
 
+        if not _is_file(path) and ("\n" in str(change) or len(str(change)) > 255):
+            return PatchFailure(
+                FailureCode.RECIPE_NOT_FOUND,
+                "not a recipe id or recipe file (pass --kind proposal for a proposal's text)",
+                hint="`patchsmith recipe list` shows every recipe",
+            )
         entry = find_recipe(change, Path.cwd(), recipe_dirs)
         if isinstance(entry, PatchFailure):
             return entry

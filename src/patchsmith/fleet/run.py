@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import RepoResult
 from patchsmith.fleet.store import FleetStore
 from patchsmith.fleet.summary import FleetSummary
-from patchsmith.fleet.unit import DEFAULT_TIMEOUT, WorkUnit
+from patchsmith.fleet.unit import DEFAULT_TIMEOUT, WorkUnit, folder_prefix
 
 __all__ = [
     "DEFAULT_RUNS_DIR",
@@ -216,10 +217,13 @@ def _run(
         todo = [r for r in listed if r.key not in finished]
         skipped = len(listed) - len(todo)
         workdir = os.fspath((run_dir / "work").absolute())
+        _sweep(Path(workdir), finished)
         units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts) for r in todo]
         errors: tuple[PatchFailure, ...] = ()
         name = kind.value
         used = workers
+        if progress is not None:
+            progress(None, skipped, len(listed))
         if units:
             chosen = make_executor(kind, workers=workers, scheduler=scheduler)
             if isinstance(chosen, PatchFailure):
@@ -228,8 +232,6 @@ def _run(
                 used = chosen.workers
                 session = store.start_session(name, used)
                 done = skipped
-                if progress is not None:
-                    progress(None, done, len(listed))
                 landed = 0
                 try:
                     for results in chosen.run(_batches(units, batch)):
@@ -262,6 +264,16 @@ def _run(
         workers=used,
         errors=errors,
     )
+
+
+def _sweep(workdir: Path, finished: set[str]) -> None:
+    """Remove the work folders a killed run left behind (kept checkouts of finished ones stay)."""
+    if not workdir.is_dir():
+        return
+    keep = {folder_prefix(key) for key in finished}
+    for folder in workdir.iterdir():
+        if not any(folder.name.startswith(prefix) for prefix in keep):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _repo_list(

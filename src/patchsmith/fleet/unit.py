@@ -87,10 +87,11 @@ class WorkUnit:
         )
 
 
-def _folder_name(key: str) -> str:
+def folder_prefix(key: str) -> str:
+    """The start of the name of every work folder made for the repository `key`."""
     import hashlib
 
-    return "repo-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return "repo-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16] + "-"
 
 
 def run_unit(unit: WorkUnit) -> RepoResult:
@@ -98,7 +99,7 @@ def run_unit(unit: WorkUnit) -> RepoResult:
     started = time.perf_counter()
     base = Path(unit.workdir)
     base.mkdir(parents=True, exist_ok=True)
-    holder = Path(tempfile.mkdtemp(prefix=_folder_name(unit.repo.key) + "-", dir=base))
+    holder = Path(tempfile.mkdtemp(prefix=folder_prefix(unit.repo.key), dir=base))
     root = holder / "checkout"
     try:
         commit = checkout(unit.repo.source, unit.repo.ref, root)
