@@ -30,6 +30,7 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,7 +199,7 @@ def tables(
         "| lines | " + " | ".join(f"{h} hunks" for h in hunks_axis) + " |",
         "| --- | " + " | ".join("---:" for _ in hunks_axis) + " |",
     ]
-    for small, big in zip(lines_axis, lines_axis[1:], strict=False):
+    for small, big in pairwise(lines_axis):
         row = [f"{_fmt_lines(small)} → {_fmt_lines(big)}"]
         for h in hunks_axis:
             a, b = cells.get((small, h)), cells.get((big, h))
@@ -215,7 +216,7 @@ def tables(
         "| hunks | " + " | ".join(f"{_fmt_lines(n)} lines" for n in lines_axis) + " |",
         "| --- | " + " | ".join("---:" for _ in lines_axis) + " |",
     ]
-    for small, big in zip(hunks_axis, hunks_axis[1:], strict=False):
+    for small, big in pairwise(hunks_axis):
         row = [f"{small} → {big}"]
         for n in lines_axis:
             a, b = cells.get((n, small)), cells.get((n, big))
