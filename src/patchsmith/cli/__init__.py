@@ -17,6 +17,8 @@ _COMMANDS: tuple[str, ...] = (
     "recipe",
     "run_command",
     "verify",
+    "select",
+    "run",
     "schema",
     "log",
     "show",
