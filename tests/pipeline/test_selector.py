@@ -282,3 +282,12 @@ class TestSelectCommand:
         assert 2 == code
         assert "INVALID_TASK" == data["errors"][0]["code"]
         assert needle in data["errors"][0]["message"]
+
+
+def test_pipeline_package_exports() -> None:
+    """Every name `patchsmith.pipeline` offers loads on first use; others do not exist."""
+    import patchsmith.pipeline as pipeline
+
+    assert all(getattr(pipeline, name) is not None for name in pipeline.__all__)
+    with pytest.raises(AttributeError):
+        _ = pipeline.nothing_here
