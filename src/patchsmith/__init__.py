@@ -39,6 +39,7 @@ from patchsmith.report import (
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
+    from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -46,7 +47,10 @@ if TYPE_CHECKING:
         tool_definitions,
     )
     from patchsmith.pipeline.budget import Budget
+    from patchsmith.pipeline.freeze import FrozenCandidate, freeze
+    from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
     from patchsmith.pipeline.loop import RunResult, run_task
+    from patchsmith.pipeline.revert import revert
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
@@ -68,9 +72,14 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FleetSummary",
+    "FrozenCandidate",
+    "HookVerdict",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
+    "JudgeRequest",
+    "Judgement",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
@@ -91,11 +100,16 @@ __all__ = [
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "fleet_report",
     "format_prompt",
+    "freeze",
+    "judge",
     "parse_edits",
     "propose",
     "read_file",
+    "revert",
     "run_command",
+    "run_fleet",
     "run_recipe",
     "run_task",
     "select_strategy",
@@ -127,6 +141,16 @@ _LAZY = {
     "ProposalSource": "patchsmith.pipeline.source",
     "Turn": "patchsmith.pipeline.source",
     "Task": "patchsmith.pipeline.task",
+    "FrozenCandidate": "patchsmith.pipeline.freeze",
+    "freeze": "patchsmith.pipeline.freeze",
+    "HookVerdict": "patchsmith.pipeline.judge",
+    "JudgeRequest": "patchsmith.pipeline.judge",
+    "Judgement": "patchsmith.pipeline.judge",
+    "judge": "patchsmith.pipeline.judge",
+    "revert": "patchsmith.pipeline.revert",
+    "FleetSummary": "patchsmith.fleet",
+    "fleet_report": "patchsmith.fleet",
+    "run_fleet": "patchsmith.fleet",
 }
 
 

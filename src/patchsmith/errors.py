@@ -97,6 +97,11 @@ class FailureCode(StrEnum):
     # the repair loop
     INVALID_TASK = "INVALID_TASK"
     SOURCE_FAILED = "SOURCE_FAILED"
+    # fleet runs: one change over many repositories
+    REPOSITORY_UNAVAILABLE = "REPOSITORY_UNAVAILABLE"
+    TIMED_OUT = "TIMED_OUT"
+    WORKER_FAILED = "WORKER_FAILED"
+    FLEET_RUN_CONFLICT = "FLEET_RUN_CONFLICT"
 
 
 @dataclass(frozen=True)

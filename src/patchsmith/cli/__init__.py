@@ -15,6 +15,7 @@ _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
     "recipe",
+    "fleet",
     "run_command",
     "verify",
     "select",
@@ -24,6 +25,9 @@ _COMMANDS: tuple[str, ...] = (
     "show",
     "replay",
     "tools",
+    "judge",
+    "freeze",
+    "revert",
 )
 
 

@@ -1,7 +1,12 @@
-"""The pipeline: the strategy selector and the budgeted repair loop (`run_task`).
+"""The pipeline: the strategy selector, the budgeted repair loop, and workflows over runs.
 
-Names load on first use: `patchsmith.propose` consults the selector, and the loop
-itself calls `propose`, so nothing here is imported eagerly.
+The selector (`selector`) and the repair loop (`task`, `budget`, `source`, `loop`) are
+exported here and load on first use: `patchsmith.propose` consults the selector, and the
+loop itself calls `propose`, so nothing here is imported eagerly. Workflows over whole
+runs are one idea per module: `judge` (a deterministic rubric plus an optional hook),
+`freeze` (a run's composed diff, and a commit on a new git branch), `revert` (undo one
+attempt through the normal transaction), `rewind` and `recorded` (undoing recorded diffs
+in memory, exactly); import those from their modules.
 """
 
 from __future__ import annotations
