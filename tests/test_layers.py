@@ -36,7 +36,16 @@ def _layer(module: str) -> str:
         "evidence",
     ):
         return "runtime"
-    if first in ("api", "propose", "direct", "codemod", "commands", "verify", "fleet"):
+    if first in (
+        "api",
+        "propose",
+        "direct",
+        "codemod",
+        "commands",
+        "verify",
+        "pipeline",
+        "fleet",
+    ):
         return "workflows"
     return "interfaces"  # cli, the package façade
 

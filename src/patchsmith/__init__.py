@@ -46,9 +46,14 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.pipeline.budget import Budget
     from patchsmith.pipeline.freeze import FrozenCandidate, freeze
     from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
+    from patchsmith.pipeline.loop import RunResult, run_task
     from patchsmith.pipeline.revert import revert
+    from patchsmith.pipeline.selector import ChangeFacts, select_strategy
+    from patchsmith.pipeline.source import ProposalSource, Turn
+    from patchsmith.pipeline.task import Task
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -58,6 +63,8 @@ __all__ = [
     "ApplyReport",
     "ApplyStatus",
     "ApplyWarning",
+    "Budget",
+    "ChangeFacts",
     "EditFormat",
     "EditScript",
     "EngineOptions",
@@ -80,10 +87,14 @@ __all__ = [
     "PatchRefused",
     "PatchsmithError",
     "Policy",
+    "ProposalSource",
     "Recipe",
     "RecipeReport",
+    "RunResult",
+    "Task",
     "ToolDefinition",
     "ToolFlavor",
+    "Turn",
     "WarningCode",
     "apply",
     "apply_hunks",
@@ -100,6 +111,8 @@ __all__ = [
     "run_command",
     "run_fleet",
     "run_recipe",
+    "run_task",
+    "select_strategy",
     "tool_definitions",
     "verify",
     "write_file",
@@ -120,6 +133,14 @@ _LAZY = {
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
     "run_command": "patchsmith.commands.run",
+    "Budget": "patchsmith.pipeline.budget",
+    "RunResult": "patchsmith.pipeline.loop",
+    "run_task": "patchsmith.pipeline.loop",
+    "ChangeFacts": "patchsmith.pipeline.selector",
+    "select_strategy": "patchsmith.pipeline.selector",
+    "ProposalSource": "patchsmith.pipeline.source",
+    "Turn": "patchsmith.pipeline.source",
+    "Task": "patchsmith.pipeline.task",
     "FrozenCandidate": "patchsmith.pipeline.freeze",
     "freeze": "patchsmith.pipeline.freeze",
     "HookVerdict": "patchsmith.pipeline.judge",

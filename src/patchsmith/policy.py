@@ -34,6 +34,7 @@ __all__ = [
     "OwnershipPolicy",
     "Policy",
     "ReviewPolicy",
+    "StrategyCheck",
     "load_policy",
     "matches",
 ]
@@ -144,6 +145,17 @@ class OwnershipPolicy(BaseModel):
     """Where to look for the CODEOWNERS file, first found wins (as GitHub does)."""
 
 
+class StrategyCheck(StrEnum):
+    """What `propose` does when a proposal's declared strategy is not one the selector's
+    table accepts for the staged change (docs/strategies.md)."""
+
+    OFF = "off"
+    WARN = "warn"
+    """Apply it, with a note naming the strategy the table would choose."""
+    REFUSE = "refuse"
+    """Refuse it with STRATEGY_MISMATCH (rule `strategy_selector`)."""
+
+
 class Policy(BaseModel):
     """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
 
@@ -167,6 +179,8 @@ class Policy(BaseModel):
     dependencies: DependencyPolicy = DependencyPolicy()
     licence: LicencePolicy = LicencePolicy()
     ownership: OwnershipPolicy = OwnershipPolicy()
+    strategy_check: StrategyCheck = StrategyCheck.WARN
+    """A declared strategy the selector's table does not accept: warn, refuse, or ignore."""
     record: StrictBool = True
     """Keep an audit record of each run in `.patchsmith/`."""
 

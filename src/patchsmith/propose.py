@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from patchsmith._attempt import (
     Attempt,
@@ -45,7 +48,7 @@ from patchsmith.evidence import Evidence
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
-from patchsmith.policy import Policy
+from patchsmith.policy import Policy, StrategyCheck
 from patchsmith.proposal import (
     AstTransformOperation,
     CommandOperation,
@@ -167,6 +170,13 @@ def propose(
                 hint="nothing to apply; check that the change is not already in place",
             )
             return attempt.finish(_refused(template, errors=(failure,)))
+        mismatch = _strategy_mismatch(loaded, transaction, staged.recipe_matches, rules)
+        if mismatch is not None and rules.strategy_check is StrategyCheck.REFUSE:
+            return attempt.finish(
+                _refused(template, errors=(mismatch,)), transaction.changes, transaction.diff()
+            )
+        if mismatch is not None:
+            template = replace(template, notes=(*template.notes, mismatch.message))
         ctx = GuardContext.for_proposal(rules, loaded, workspace.root)
 
         def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
@@ -270,6 +280,38 @@ class _Staged:
     """Placement and tolerance warnings of the patch operations, as `apply` reports them."""
     evidence: tuple[Evidence, ...] = ()
     """Each command profile or recipe verification that ran (kept with the attempt)."""
+    recipe_matches: int = 0
+    """Places the proposal's recipes changed: how often its pattern repeats."""
+
+
+def _strategy_mismatch(
+    proposal: PatchProposal, transaction: Transaction, recipe_matches: int, rules: Policy
+) -> PatchFailure | None:
+    """STRATEGY_MISMATCH when the selector's table does not accept the declared strategy
+    for the staged change (its files, size, recipe and command); `None` when it does."""
+    if rules.strategy_check is StrategyCheck.OFF:
+        return None
+    from patchsmith.pipeline.selector import ChangeFacts, select_strategy, strategy_check
+
+    recipes = [op.recipe for op in proposal.operations if isinstance(op, AstTransformOperation)]
+    commands = [op.profile for op in proposal.operations if isinstance(op, CommandOperation)]
+    facts = ChangeFacts(
+        files=tuple(sorted({c.path for c in transaction.changes})),
+        changed_lines=changed_line_count(transaction.diff()),
+        occurrences=recipe_matches if recipes else 1,
+        recipe=recipes[0] if recipes else None,
+        command=commands[0] if commands else None,
+    )
+    return strategy_check(proposal.strategy, select_strategy(facts))
+
+
+def changed_line_count(diff: str) -> int:
+    """Added plus removed lines of a git-format diff (headers not counted)."""
+    return sum(
+        1
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+    )
 
 
 def _stage(
@@ -286,6 +328,7 @@ def _stage(
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
     modes_in_place: tuple[str, ...] = ()
+    recipe_matches = 0
     warnings: tuple[ApplyWarning, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(
@@ -318,6 +361,7 @@ def _stage(
             )
             files.extend(recipe_files)
             evidence.extend(recipe_evidence)
+            recipe_matches += sum(f.hunks_total for f in recipe_files)
             failures.extend(_numbered(index, f) for f in recipe_failures)
             continue
         if not isinstance(operation, DirectWriteOperation):
@@ -349,6 +393,7 @@ def _stage(
             (),
             warnings,
             tuple(evidence),
+            recipe_matches,
         )
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
@@ -367,6 +412,7 @@ def _stage(
         ran.notes,
         warnings,
         (*evidence, *ran.evidence),
+        recipe_matches,
     )
 
 
@@ -465,3 +511,19 @@ def _sha256_of(workspace: Workspace, path: str) -> str | None:
         return hashlib.sha256(Path(workspace.disk_path(path)).read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+class _CallableModule(types.ModuleType):
+    """This module's type: calling it runs `propose`.
+
+    `patchsmith.propose` is the function (the package loads it lazily), but importing
+    this module directly (`from patchsmith.propose import ...`, as the CLI and the
+    repair loop do) binds the package attribute to the module; calling it must still
+    propose, as `patchsmith.verify` does (docs/decisions/0016).
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ApplyReport:
+        return propose(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

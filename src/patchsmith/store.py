@@ -13,6 +13,7 @@ raises `ValueError`/`RuntimeError`, and unknown errors pass through untouched.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import sqlite3
 import time
@@ -47,6 +48,8 @@ __all__ = [
     "AttemptStatus",
     "FileRecord",
     "GuardDecision",
+    "RunRecord",
+    "RunTurnRecord",
     "Store",
     "new_attempt_id",
 ]
@@ -192,6 +195,55 @@ class AttemptRecord:
             "applied_diff": self.applied_diff,
             "proposal_json": self.proposal_json,
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunTurnRecord:
+    """One turn of a repair loop run: what the source sent and what became of it.
+
+    `attempt_id` is the attempt the turn made, or for a duplicate (a proposal the run
+    had already seen refused, answered from memory) the attempt that refused it first.
+    """
+
+    seq: int
+    created_at: str
+    milestone: str
+    attempt_no: int
+    attempt_id: str | None
+    outcome: str
+    fingerprint: str
+    strategy: str | None
+    selection_json: str
+    feedback: str
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON object `patchsmith run --json` and the store print."""
+        return {
+            "seq": self.seq,
+            "created_at": self.created_at,
+            "milestone": self.milestone,
+            "attempt_no": self.attempt_no,
+            "attempt_id": self.attempt_id,
+            "outcome": self.outcome,
+            "fingerprint": self.fingerprint,
+            "strategy": self.strategy,
+            "selection": json.loads(self.selection_json),
+            "feedback": self.feedback,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRecord:
+    """A repair loop run as recorded: task, budget, turns, and (once ended) its outcome."""
+
+    run_id: str
+    created_at: str
+    task_json: str
+    budget_json: str
+    turns: tuple[RunTurnRecord, ...] = ()
+    finished_at: str | None = None
+    status: str | None = None
+    result_json: str | None = None
 
 
 def new_attempt_id() -> str:
@@ -359,12 +411,51 @@ def _migration_4_judgements(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX judgements_by_subject ON judgements (subject, id)")
 
 
+def _migration_5_run_tasks(conn: sqlite3.Connection) -> None:
+    # A repair loop run (`run_task`): its task and budget when it starts, one row per turn
+    # (the selector's inputs and reason, the attempt it made or the duplicate it refused
+    # without one, the feedback sent back), and its outcome when it ends.
+    conn.execute(
+        """CREATE TABLE run_tasks (
+            run_id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            task_json TEXT NOT NULL,
+            budget_json TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE run_turns (
+            run_id TEXT NOT NULL REFERENCES run_tasks(run_id),
+            seq INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            milestone TEXT NOT NULL,
+            attempt_no INTEGER NOT NULL,
+            attempt_id TEXT,
+            outcome TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            strategy TEXT,
+            selection_json TEXT NOT NULL,
+            feedback TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE run_results (
+            run_id TEXT PRIMARY KEY REFERENCES run_tasks(run_id),
+            finished_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            result_json TEXT NOT NULL
+        )"""
+    )
+
+
 _Migration = Callable[[sqlite3.Connection], None]
 _MIGRATIONS: tuple[_Migration, ...] = (
     _migration_1_attempts,
     _migration_2_runs_proposals_moves,
     _migration_3_evidence,
     _migration_4_judgements,
+    _migration_5_run_tasks,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this patchsmith writes."""
@@ -721,6 +812,99 @@ class Store:
                 (subject,),
             ).fetchall()
             return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def record_run_task(
+        self, run_id: str, created_at: str, task_json: str, budget_json: str
+    ) -> None:
+        """Record the start of a repair loop run; `ValueError` if the run id is taken."""
+        with self._transaction("cannot record the run", write=True) as conn:
+            if conn.execute("SELECT 1 FROM run_tasks WHERE run_id = ?", (run_id,)).fetchone():
+                raise ValueError(f"run {run_id} is already recorded")
+            conn.execute(
+                "INSERT INTO run_tasks (run_id, created_at, task_json, budget_json)"
+                " VALUES (?, ?, ?, ?)",
+                (run_id, created_at, task_json, budget_json),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO runs (id, first_seen_at) VALUES (?, ?)", (run_id, created_at)
+            )
+
+    def record_run_turn(self, run_id: str, turn: RunTurnRecord) -> None:
+        """Record one turn of a run started with `record_run_task`."""
+        with self._transaction("cannot record the run's turn", write=True) as conn:
+            conn.execute(
+                "INSERT INTO run_turns (run_id, seq, created_at, milestone, attempt_no,"
+                " attempt_id, outcome, fingerprint, strategy, selection_json, feedback)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    turn.seq,
+                    turn.created_at,
+                    turn.milestone,
+                    turn.attempt_no,
+                    turn.attempt_id,
+                    turn.outcome,
+                    turn.fingerprint,
+                    turn.strategy,
+                    turn.selection_json,
+                    turn.feedback,
+                ),
+            )
+
+    def record_run_result(
+        self, run_id: str, finished_at: str, status: str, result_json: str
+    ) -> None:
+        """Record how a run ended (once)."""
+        with self._transaction("cannot record the run's result", write=True) as conn:
+            conn.execute(
+                "INSERT INTO run_results (run_id, finished_at, status, result_json)"
+                " VALUES (?, ?, ?, ?)",
+                (run_id, finished_at, status, result_json),
+            )
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        """The recorded run with this id, its turns in order; `None` if there is none."""
+        with self._transaction("cannot read the store", write=False) as conn:
+            row = conn.execute(
+                "SELECT run_id, created_at, task_json, budget_json FROM run_tasks WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            turns = tuple(
+                RunTurnRecord(
+                    seq=r[0],
+                    created_at=r[1],
+                    milestone=r[2],
+                    attempt_no=r[3],
+                    attempt_id=r[4],
+                    outcome=r[5],
+                    fingerprint=r[6],
+                    strategy=r[7],
+                    selection_json=r[8],
+                    feedback=r[9],
+                )
+                for r in conn.execute(
+                    "SELECT seq, created_at, milestone, attempt_no, attempt_id, outcome,"
+                    " fingerprint, strategy, selection_json, feedback FROM run_turns"
+                    " WHERE run_id = ? ORDER BY seq",
+                    (run_id,),
+                )
+            )
+            end = conn.execute(
+                "SELECT finished_at, status, result_json FROM run_results WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+        return RunRecord(
+            run_id=row[0],
+            created_at=row[1],
+            task_json=row[2],
+            budget_json=row[3],
+            turns=turns,
+            finished_at=None if end is None else end[0],
+            status=None if end is None else end[1],
+            result_json=None if end is None else end[2],
+        )
 
 
 def _utc_now() -> str:

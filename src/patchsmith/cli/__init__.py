@@ -18,6 +18,8 @@ _COMMANDS: tuple[str, ...] = (
     "fleet",
     "run_command",
     "verify",
+    "select",
+    "run",
     "schema",
     "log",
     "show",

@@ -1,0 +1,141 @@
+"""`patchsmith select`: which strategy the selector's table chooses for a described change."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, usage_error, write_json
+from patchsmith.errors import FailureCode, PatchFailure
+
+__all__ = ["register", "run"]
+
+EPILOG = """\
+Describe the change with options, or give the same facts as a JSON object with
+--facts FILE (- for stdin): {"files": [...], "changed_lines": N, "occurrences": N,
+"recipe": ID, "structural_rule": true, "command": PROFILE}. docs/strategies.md
+shows the table.
+
+exit status: 0 chosen (and, with --declared, the declared strategy fits);
+1 the declared strategy does not fit (STRATEGY_MISMATCH); 2 usage error.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `select` subcommand."""
+    parser = subparsers.add_parser(
+        "select",
+        help="explain which strategy the selector chooses for a described change",
+        description="Run the strategy selector's table on a described change and say "
+        "which rule chose which strategy, and why the rules above it did not match.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="paths the change touches")
+    parser.add_argument(
+        "--lines",
+        dest="changed_lines",
+        type=int,
+        default=None,
+        metavar="N",
+        help="estimated added plus removed lines (default: unknown)",
+    )
+    parser.add_argument(
+        "--occurrences",
+        type=int,
+        default=1,
+        metavar="N",
+        help="how often the same edit pattern repeats (default 1)",
+    )
+    parser.add_argument("--recipe", default=None, metavar="ID", help="a recipe that makes it")
+    parser.add_argument(
+        "--structural-rule", action="store_true", help="a structural (ast-grep) rule could make it"
+    )
+    parser.add_argument(
+        "--command", default=None, metavar="PROFILE", help="a command profile generates it"
+    )
+    parser.add_argument(
+        "--facts", default=None, metavar="FILE", help="read the facts as JSON (- for stdin)"
+    )
+    parser.add_argument(
+        "--declared",
+        default=None,
+        metavar="STRATEGY",
+        help="also check a proposal's declared strategy against the table",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.set_defaults(func=run)
+
+
+def _invalid(message: str) -> PatchFailure:
+    return PatchFailure(
+        FailureCode.INVALID_TASK,
+        message,
+        hint="`patchsmith select --help` lists the facts a description may give",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from patchsmith.pipeline.selector import ChangeFacts, select_strategy, strategy_check
+    from patchsmith.proposal import ProposalStrategy
+
+    data: object
+    if args.facts is not None:
+        try:
+            text = (
+                sys.stdin.read()
+                if args.facts == "-"
+                else Path(args.facts).read_text(encoding="utf-8")
+            )
+            data = json.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return usage_error("select", _invalid(f"cannot read facts: {exc}"), as_json=args.json)
+    else:
+        data = {
+            "files": args.files,
+            "changed_lines": args.changed_lines,
+            "occurrences": args.occurrences,
+            "recipe": args.recipe,
+            "structural_rule": args.structural_rule,
+            "command": args.command,
+        }
+    try:
+        facts = ChangeFacts.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(facts)'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        return usage_error("select", _invalid(f"invalid facts: {problems}"), as_json=args.json)
+    declared: ProposalStrategy | None = None
+    if args.declared is not None:
+        try:
+            declared = ProposalStrategy(args.declared.strip().upper())
+        except ValueError:
+            names = ", ".join(s.value for s in ProposalStrategy)
+            failure = _invalid(f"unknown strategy {args.declared!r} (one of {names})")
+            return usage_error("select", failure, as_json=args.json)
+    selection = select_strategy(facts)
+    mismatch = strategy_check(declared, selection) if declared is not None else None
+    if args.json:
+        payload = selection.to_json()
+        if declared is not None:
+            payload["declared"] = declared.value
+            payload["errors"] = [mismatch.to_json()] if mismatch is not None else []
+        write_json(payload)
+    else:
+        out = sys.stdout
+        out.write(f"{selection.strategy.value} (rule {selection.rule}): {selection.reason}\n")
+        for check in selection.trace[:-1]:
+            out.write(f"  not {check.rule}: {check.reason}\n")
+        accepted = ", ".join(sorted(s.value for s in selection.accepts))
+        out.write(f"  a proposal may declare: {accepted}\n")
+        if mismatch is not None:
+            sys.stderr.write(f"patchsmith select: {mismatch.code.value}: {mismatch.message}\n")
+    if mismatch is not None:
+        return EXIT_REFUSED
+    return EXIT_OK
