@@ -170,7 +170,8 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
             return None
 
     try:
-        with Store.open(database.parent) as store:
+        # The same connection then records the attempt (see `Store.shared`).
+        with Store.shared(database.parent) as store:
             found = store.find_still_applied(proposal_id, current)
     except PatchRefused:
         return None
@@ -323,7 +324,7 @@ class Attempt:
             evidence=report.evidence,
         )
         try:
-            with Store.open(self.state_root / STATE_DIR_NAME) as store:
+            with Store.shared(self.state_root / STATE_DIR_NAME) as store:
                 attempt_id = store.record_attempt(rec)
         except PatchRefused as refusal:
             # The workspace already is as the report says; only its record is missing.

@@ -391,7 +391,7 @@ def _applied_before(
     if paths == []:
         return None
     try:
-        with Store.open(database.parent) as store:
+        with Store.shared(database.parent) as store:
             if paths is None:
                 # A path is inferred from content: the earlier attempt's record names it.
                 found = store.find_still_applied(
