@@ -45,7 +45,15 @@ DEFAULT_CORPUS = ROOT / ".." / "shared" / "corpus" / "public.jsonl.gz"
 
 from patchsmith.api import apply  # noqa: E402
 from patchsmith.guards import GUARDS, GuardContext, run_guards  # noqa: E402
-from patchsmith.guards.syntax import forget_verdicts  # noqa: E402
+
+try:
+    from patchsmith.guards.syntax import forget_verdicts
+except ImportError:  # an older tree, timed for comparison: it caches no verdicts
+
+    def forget_verdicts() -> None:
+        pass
+
+
 from patchsmith.policy import GuardSwitches, Policy  # noqa: E402
 from patchsmith.runtime.change import FileChange  # noqa: E402
 from patchsmith.runtime.workspace import Workspace  # noqa: E402
@@ -108,16 +116,21 @@ def fresh_files(case: Case, root: Path) -> None:
     materialise(case, root)
 
 
-def time_configs(cases: list[Case], repeat: int, scratch: Path) -> dict[str, list[float]]:
-    """Per configuration, each case's median time; configurations alternate case by case,
-    in rotating order, so that the machine's load weighs on all of them alike."""
+def time_configs(
+    cases: list[Case], repeat: int, scratch: Path
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per configuration, each case's median wall time and median CPU time (this process);
+    configurations alternate case by case, in rotating order, so that the machine's load
+    weighs on all of them alike."""
     names = list(CONFIGS)
     per_case: dict[str, list[float]] = {name: [] for name in names}
+    cpu_per_case: dict[str, list[float]] = {name: [] for name in names}
     live = scratch / "live"
     live.mkdir()
     used_workspace(live)
     for number, case in enumerate(cases):
         samples: dict[str, list[float]] = {name: [] for name in names}
+        cpu_samples: dict[str, list[float]] = {name: [] for name in names}
         for attempt in range(repeat):
             shift = (number + attempt) % len(names)
             for name in names[shift:] + names[:shift]:
@@ -132,14 +145,17 @@ def time_configs(cases: list[Case], repeat: int, scratch: Path) -> dict[str, lis
                 # every configuration parses this case's texts: none may reuse another's
                 # verdicts (a long-lived caller keeps only its own, of other files)
                 forget_verdicts()
+                cpu = time.process_time_ns()
                 start = time.perf_counter_ns()
                 CONFIGS[name](str(case["patch"]), root)
                 samples[name].append((time.perf_counter_ns() - start) / 1e6)
+                cpu_samples[name].append((time.process_time_ns() - cpu) / 1e6)
                 if root != live:
                     shutil.rmtree(root)
         for name in names:
             per_case[name].append(statistics.median(samples[name]))
-    return per_case
+            cpu_per_case[name].append(statistics.median(cpu_samples[name]))
+    return per_case, cpu_per_case
 
 
 def staged_changes(cases: list[Case], scratch: Path) -> list[tuple[FileChange, ...]]:
@@ -205,10 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{len(cases)} cases of {args.corpus.name}, {args.repeat} run(s) each; "
             f"temp dir {scratch.parent}\n"
         )
-        print("| configuration | median ms | p99 ms | max ms |")
-        print("| --- | ---: | ---: | ---: |")
-        for name, values in time_configs(cases, args.repeat, scratch).items():
-            print(row(name, values), flush=True)
+        print("| configuration | median ms | p99 ms | max ms | median CPU ms |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        walls, cpus = time_configs(cases, args.repeat, scratch)
+        for name, values in walls.items():
+            print(f"{row(name, values)} {statistics.median(cpus[name]):.2f} |", flush=True)
         staged = staged_changes(cases, scratch)
         print("\nguards alone, on the staged changes (no I/O):\n")
         print("| guards | median ms | p99 ms | max ms |")
