@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         PatchRefused,
         PatchsmithError,
     )
+    from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
     from patchsmith.formats import parse_edits
     from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
     from patchsmith.formats.tools import (
@@ -60,6 +61,7 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FleetSummary",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
@@ -79,11 +81,13 @@ __all__ = [
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "fleet_report",
     "format_prompt",
     "parse_edits",
     "propose",
     "read_file",
     "run_command",
+    "run_fleet",
     "run_recipe",
     "tool_definitions",
     "verify",
@@ -93,7 +97,7 @@ __version__ = "0.1.0"
 
 # Every public name is loaded on first use (PEP 562): `import patchsmith` costs almost
 # nothing, and each caller pays only for what it touches (the engine alone does not load
-# the guards, pydantic or SQLite). See docs/decisions/0018.
+# the guards, pydantic or SQLite). See docs/decisions/0019.
 _LAZY = {
     "Action": "patchsmith.formats.script",
     "ApplyReport": "patchsmith.report",
@@ -134,6 +138,9 @@ _LAZY = {
     "tool_definitions": "patchsmith.formats.tools",
     "verify": "patchsmith",
     "write_file": "patchsmith.direct",
+    "FleetSummary": "patchsmith.fleet",
+    "fleet_report": "patchsmith.fleet",
+    "run_fleet": "patchsmith.fleet",
 }
 
 

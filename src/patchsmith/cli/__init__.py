@@ -15,6 +15,7 @@ _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
     "recipe",
+    "fleet",
     "run_command",
     "verify",
     "schema",
@@ -30,7 +31,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     Each subcommand module imports what its command needs, so `main` registers only the
     command it dispatches to: `patchsmith apply` never loads the store readers, the
-    codemod registry or the verify profiles (docs/decisions/0018).
+    codemod registry or the verify profiles (docs/decisions/0019).
     """
     import importlib
 
