@@ -37,6 +37,9 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.pipeline.freeze import FrozenCandidate, freeze
+    from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
+    from patchsmith.pipeline.revert import revert
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -62,9 +65,13 @@ __all__ = [
     "FileReport",
     "FileView",
     "FleetSummary",
+    "FrozenCandidate",
+    "HookVerdict",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
+    "JudgeRequest",
+    "Judgement",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
@@ -83,9 +90,12 @@ __all__ = [
     "find_diffs",
     "fleet_report",
     "format_prompt",
+    "freeze",
+    "judge",
     "parse_edits",
     "propose",
     "read_file",
+    "revert",
     "run_command",
     "run_fleet",
     "run_recipe",
@@ -97,7 +107,7 @@ __version__ = "0.1.0"
 
 # Every public name is loaded on first use (PEP 562): `import patchsmith` costs almost
 # nothing, and each caller pays only for what it touches (the engine alone does not load
-# the guards, pydantic or SQLite). See docs/decisions/0019.
+# the guards, pydantic or SQLite). See docs/decisions/0020.
 _LAZY = {
     "Action": "patchsmith.formats.script",
     "ApplyReport": "patchsmith.report",
@@ -138,6 +148,13 @@ _LAZY = {
     "tool_definitions": "patchsmith.formats.tools",
     "verify": "patchsmith",
     "write_file": "patchsmith.direct",
+    "FrozenCandidate": "patchsmith.pipeline.freeze",
+    "freeze": "patchsmith.pipeline.freeze",
+    "HookVerdict": "patchsmith.pipeline.judge",
+    "JudgeRequest": "patchsmith.pipeline.judge",
+    "Judgement": "patchsmith.pipeline.judge",
+    "judge": "patchsmith.pipeline.judge",
+    "revert": "patchsmith.pipeline.revert",
     "FleetSummary": "patchsmith.fleet",
     "fleet_report": "patchsmith.fleet",
     "run_fleet": "patchsmith.fleet",

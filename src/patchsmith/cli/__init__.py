@@ -23,6 +23,9 @@ _COMMANDS: tuple[str, ...] = (
     "show",
     "replay",
     "tools",
+    "judge",
+    "freeze",
+    "revert",
 )
 
 
@@ -31,7 +34,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     Each subcommand module imports what its command needs, so `main` registers only the
     command it dispatches to: `patchsmith apply` never loads the store readers, the
-    codemod registry or the verify profiles (docs/decisions/0019).
+    codemod registry or the verify profiles (docs/decisions/0020).
     """
     import importlib
 
