@@ -14,3 +14,10 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_configure(config: object) -> None:
+    """Keep the per-user cache (derived data such as the secret guard's patterns) out of ~."""
+    import tempfile
+
+    os.environ.setdefault("PATCHSMITH_CACHE_DIR", tempfile.mkdtemp(prefix="patchsmith-cache-"))

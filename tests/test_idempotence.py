@@ -126,6 +126,32 @@ class TestIdempotence:
         assert ApplyStatus.ALREADY_APPLIED == again.status
         assert after_first == snapshot_tree(root)
 
+    def test_headerless_patch_with_its_precondition_is_already_applied(self, root: Path) -> None:
+        """Re-sent as it was first sent (FILE_HASH_MATCH on the old text): already applied,
+        not a failed precondition (issue 13, item 7)."""
+        headerless = {"type": "patch", "text": "@@\n a = 1\n-b = 2\n+b = 3\n", "format": "udiff"}
+        first = propose(proposal(operations=[headerless]), root)
+        after_first = snapshot_tree(root)
+
+        again = propose(proposal(operations=[headerless]), root)
+
+        assert (ApplyStatus.APPLIED, ApplyStatus.ALREADY_APPLIED) == (first.status, again.status)
+        assert [] == [e.code for e in again.errors]
+        assert after_first == snapshot_tree(root)
+
+    def test_headerless_reply_sent_twice_to_apply_is_already_applied(self, root: Path) -> None:
+        """The same for `apply`: a path-less diff re-sent answers already_applied."""
+        from patchsmith import apply
+
+        reply = "@@\n a = 1\n-b = 2\n+b = 3\n"
+        first = apply(reply, root)
+        after_first = snapshot_tree(root)
+
+        again = apply(reply, root)
+
+        assert (ApplyStatus.APPLIED, ApplyStatus.ALREADY_APPLIED) == (first.status, again.status)
+        assert after_first == snapshot_tree(root)
+
     def test_headerless_patch_after_a_hand_edit_is_judged_afresh(self, root: Path) -> None:
         """The other side: the file changed since, so the record no longer vouches for it."""
         headerless = {"type": "patch", "text": "@@\n a = 1\n-b = 2\n+b = 3\n", "format": "udiff"}

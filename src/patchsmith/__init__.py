@@ -11,35 +11,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-# A callable package: `patchsmith.verify(root, profiles)` runs verification, and
-# `patchsmith.verify.VerifyReport` & co. are its types (loaded on first use).
-from patchsmith import verify
-from patchsmith.api import apply
-from patchsmith.direct import FileView, read_file, write_file
-from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
-from patchsmith.engine.model import EngineOptions, HunkOutcome, HunkResult, Mode
-from patchsmith.errors import (
-    FailureCode,
-    PartialApplyError,
-    PatchFailure,
-    PatchRefused,
-    PatchsmithError,
-)
-from patchsmith.formats import parse_edits
-from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
-from patchsmith.report import (
-    ApplyReport,
-    ApplyStatus,
-    ApplyWarning,
-    FileReport,
-    HunkPlacement,
-    WarningCode,
-)
-
 if TYPE_CHECKING:
+    # A callable package: `patchsmith.verify(root, profiles)` runs verification, and
+    # `patchsmith.verify.VerifyReport` & co. are its types.
+    from patchsmith import verify
+    from patchsmith.api import apply
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
+    from patchsmith.direct import FileView, read_file, write_file
+    from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
+    from patchsmith.engine.model import EngineOptions, HunkOutcome, HunkResult, Mode
+    from patchsmith.errors import (
+        FailureCode,
+        PartialApplyError,
+        PatchFailure,
+        PatchRefused,
+        PatchsmithError,
+    )
     from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
+    from patchsmith.formats import parse_edits
+    from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -57,6 +48,14 @@ if TYPE_CHECKING:
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
+    from patchsmith.report import (
+        ApplyReport,
+        ApplyStatus,
+        ApplyWarning,
+        FileReport,
+        HunkPlacement,
+        WarningCode,
+    )
 
 __all__ = [
     "Action",
@@ -119,19 +118,44 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-# Loaded on first use: these pull in pydantic, the guards and the SQLite store, which
-# `import patchsmith` must not pay for.
+# Every public name is loaded on first use (PEP 562): `import patchsmith` costs almost
+# nothing, and each caller pays only for what it touches (the engine alone does not load
+# the guards, pydantic or SQLite). See docs/decisions/0020.
 _LAZY = {
+    "Action": "patchsmith.formats.script",
+    "ApplyReport": "patchsmith.report",
+    "ApplyStatus": "patchsmith.report",
+    "ApplyWarning": "patchsmith.report",
+    "EditFormat": "patchsmith.formats.script",
+    "EditScript": "patchsmith.formats.script",
+    "EngineOptions": "patchsmith.engine.model",
+    "FailureCode": "patchsmith.errors",
+    "FileEdit": "patchsmith.formats.script",
+    "FileReport": "patchsmith.report",
+    "FileView": "patchsmith.direct",
+    "HunkOutcome": "patchsmith.engine.model",
+    "HunkPlacement": "patchsmith.report",
+    "HunkResult": "patchsmith.engine.model",
+    "Mode": "patchsmith.engine.model",
+    "PartialApplyError": "patchsmith.errors",
+    "PatchFailure": "patchsmith.errors",
     "PatchProposal": "patchsmith.proposal",
+    "PatchRefused": "patchsmith.errors",
+    "PatchsmithError": "patchsmith.errors",
     "Policy": "patchsmith.policy",
-    "propose": "patchsmith.propose",
     "Recipe": "patchsmith.codemod",
     "RecipeReport": "patchsmith.codemod",
-    "run_recipe": "patchsmith.codemod",
     "ToolDefinition": "patchsmith.formats.tools",
     "ToolFlavor": "patchsmith.formats.tools",
+    "WarningCode": "patchsmith.report",
+    "apply": "patchsmith.api",
+    "apply_hunks": "patchsmith.engine",
+    "apply_hunks_strict": "patchsmith.engine",
+    "find_diffs": "patchsmith.engine",
     "format_prompt": "patchsmith.formats.tools",
-    "tool_definitions": "patchsmith.formats.tools",
+    "parse_edits": "patchsmith.formats",
+    "propose": "patchsmith.propose",
+    "read_file": "patchsmith.direct",
     "run_command": "patchsmith.commands.run",
     "Budget": "patchsmith.pipeline.budget",
     "RunResult": "patchsmith.pipeline.loop",
@@ -141,6 +165,10 @@ _LAZY = {
     "ProposalSource": "patchsmith.pipeline.source",
     "Turn": "patchsmith.pipeline.source",
     "Task": "patchsmith.pipeline.task",
+    "run_recipe": "patchsmith.codemod",
+    "tool_definitions": "patchsmith.formats.tools",
+    "verify": "patchsmith",
+    "write_file": "patchsmith.direct",
     "FrozenCandidate": "patchsmith.pipeline.freeze",
     "freeze": "patchsmith.pipeline.freeze",
     "HookVerdict": "patchsmith.pipeline.judge",
@@ -160,6 +188,13 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'patchsmith' has no attribute {name!r}")
     import importlib
 
-    value: object = getattr(importlib.import_module(module), name)
+    if name == "verify":  # the subpackage itself (callable); importing it binds it here
+        value: object = importlib.import_module("patchsmith.verify")
+    else:
+        value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from patchsmith.conditions import ConditionResult, condition_failures
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action, EditScript
@@ -37,6 +37,10 @@ from patchsmith.store import (
     Store,
 )
 from patchsmith.store import GuardDecision as StoredDecision
+
+if TYPE_CHECKING:
+    # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
+    from patchsmith.conditions import ConditionResult
 
 __all__ = [
     "ADHOC_RUN_ID",
@@ -60,7 +64,7 @@ ADHOC_RUN_ID = "adhoc"
 
 GIT_TIMEOUT_SECONDS = 10.0
 
-PostCheck = Callable[[Sequence[FileChange]], Sequence[ConditionResult]]
+PostCheck = Callable[[Sequence[FileChange]], Sequence["ConditionResult"]]
 """Checks a proposal's postconditions on the staged changes."""
 
 
@@ -166,7 +170,8 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
             return None
 
     try:
-        with Store.open(database.parent) as store:
+        # The same connection then records the attempt (see `Store.shared`).
+        with Store.shared(database.parent) as store:
             found = store.find_still_applied(proposal_id, current)
     except PatchRefused:
         return None
@@ -319,7 +324,7 @@ class Attempt:
             evidence=report.evidence,
         )
         try:
-            with Store.open(self.state_root / STATE_DIR_NAME) as store:
+            with Store.shared(self.state_root / STATE_DIR_NAME) as store:
                 attempt_id = store.record_attempt(rec)
         except PatchRefused as refusal:
             # The workspace already is as the report says; only its record is missing.
@@ -437,7 +442,11 @@ def review_and_commit(
     staged_diff = transaction.diff()
     guards = run_guards(changes, ctx)
     post = tuple(postcheck(changes)) if postcheck is not None else ()
-    refusals = (*guards.failures, *condition_failures(post))
+    refusals = guards.failures
+    if post:
+        from patchsmith.conditions import condition_failures
+
+        refusals = (*refusals, *condition_failures(post))
     report = replace(
         template,
         decisions=guards.decisions,

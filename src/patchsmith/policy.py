@@ -17,12 +17,18 @@ from dataclasses import replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, PatchProposal
+
+if TYPE_CHECKING:
+    import pathspec
+
+    # The proposal's models are loaded only when a proposal narrows a policy: `apply`
+    # needs the policy, never them.
+    from patchsmith.proposal import PatchProposal
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -42,11 +48,15 @@ __all__ = [
 DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
 """Larger than any hand-written source file, small enough to stop a runaway write."""
 
+# Validators are built on first validation, not at import: a workspace without a policy
+# file gets the defaults (`default_policy`) without any, which a cold start feels.
+_CONFIG = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
 
 class GuardSwitches(BaseModel):
     """Which guards run; every guard is on unless switched off here."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     write_scope: StrictBool = True
     forbidden_paths: StrictBool = True
@@ -75,7 +85,7 @@ class GuardSwitches(BaseModel):
 class ReviewPolicy(BaseModel):
     """Thresholds of the review guard (`[policy.review]`); `None` means no limit."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     min_changed_lines: int = Field(default=40, ge=0)
     """A file diff this large is reviewed (files with declared target regions always are)."""
@@ -103,7 +113,7 @@ class DependencyMode(StrEnum):
 class DependencyPolicy(BaseModel):
     """What the dependency guard lets through (`[policy.dependencies]`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     mode: DependencyMode = DependencyMode.AUTO
 
@@ -117,7 +127,7 @@ class DependencyPolicy(BaseModel):
 class LicencePolicy(BaseModel):
     """Licence headers (`[policy.licence]`): kept where present, required on new files if set."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     marker: str = "SPDX-License-Identifier"
     """Text whose presence in a file's first `header_lines` lines makes it a licence header."""
@@ -136,7 +146,7 @@ class OwnershipMode(StrEnum):
 class OwnershipPolicy(BaseModel):
     """CODEOWNERS checks (`[policy.ownership]`); off until `owner` is set."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     owner: tuple[str, ...] = ()
     """The owners (`@user`, `@org/team`, e-mail) this workspace's changes act for."""
@@ -159,7 +169,7 @@ class StrategyCheck(StrEnum):
 class Policy(BaseModel):
     """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _CONFIG
 
     include: tuple[str, ...] = ()
     """Paths a change may write; empty means the whole workspace."""
@@ -174,11 +184,11 @@ class Policy(BaseModel):
     """Hunks allowed in files outside the proposal's `expected_files`; unset means 0
     (a proposal's declared files are a boundary), switch the guard off to allow any."""
     max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
-    guards: GuardSwitches = GuardSwitches()
-    review: ReviewPolicy = ReviewPolicy()
-    dependencies: DependencyPolicy = DependencyPolicy()
-    licence: LicencePolicy = LicencePolicy()
-    ownership: OwnershipPolicy = OwnershipPolicy()
+    guards: GuardSwitches = GuardSwitches.model_construct()
+    review: ReviewPolicy = ReviewPolicy.model_construct()
+    dependencies: DependencyPolicy = DependencyPolicy.model_construct()
+    licence: LicencePolicy = LicencePolicy.model_construct()
+    ownership: OwnershipPolicy = OwnershipPolicy.model_construct()
     strategy_check: StrategyCheck = StrategyCheck.WARN
     """A declared strategy the selector's table does not accept: warn, refuse, or ignore."""
     record: StrictBool = True
@@ -210,6 +220,8 @@ class Policy(BaseModel):
         Attempts to loosen (a budget above the policy's) are ignored; see
         `loosening_attempts` for the list to report.
         """
+        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+
         forbidden = tuple(dict.fromkeys((*self.forbidden, *proposal.forbidden_files)))
         max_files = _lowest(
             self.max_files,
@@ -225,6 +237,8 @@ class Policy(BaseModel):
 
     def loosening_attempts(self, proposal: PatchProposal) -> tuple[str, ...]:
         """What in the proposal would loosen this policy (and is therefore ignored)."""
+        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+
         notes: list[str] = []
         for post in proposal.expected_postconditions:
             if isinstance(post, DiffMaxFiles) and _above(post.value, self.max_files):
@@ -252,11 +266,16 @@ def _above(value: int, limit: int | None) -> bool:
 @lru_cache(maxsize=256)
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     # compiled once per distinct pattern list: policies are immutable, so this is pure
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def matches(patterns: Iterable[str], path: str) -> bool:
     """True when the POSIX relative `path` matches any gitignore-style pattern."""
+    patterns = tuple(patterns)
+    if not patterns:  # the default policy's lists: no pattern library needed to say no
+        return False
     spec = _spec(tuple(patterns))
     return bool(spec.match_file(path))
 
@@ -274,7 +293,12 @@ def load_policy(root: str | Path) -> Policy | PatchFailure:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         return _from_file(pyproject, ("tool", "patchsmith", "policy"))
-    return Policy()
+    return default_policy()
+
+
+def default_policy() -> Policy:
+    """The defaults, equal to `Policy()`: built without validating (nothing to validate)."""
+    return Policy.model_construct()
 
 
 def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
@@ -293,6 +317,8 @@ def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
         data = data.get(key, {})
     if not isinstance(data, Mapping):
         return _invalid(path, f"{where} must be a table")
+    if not data:
+        return default_policy()
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:

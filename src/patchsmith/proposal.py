@@ -18,7 +18,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -81,6 +80,9 @@ class ProposalModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=False,
         loc_by_alias=False,
+        # Validators are built on first use: a process that only imports the proposal's
+        # types (to check a policy, to read the store) never pays for all of them.
+        defer_build=True,
     )
 
 
@@ -516,6 +518,8 @@ def _parse_text(text: str) -> object | PatchFailure:
         return parsed
     except (ValueError, RecursionError):
         pass
+    import yaml  # only proposals that are not JSON pay for the YAML parser
+
     try:
         # YAML is a superset of JSON, so this also gives the better message for broken JSON
         loaded: object = yaml.safe_load(text)

@@ -475,7 +475,7 @@ def _applied_before(
     if paths == []:
         return None
     try:
-        with Store.open(database.parent) as store:
+        with Store.shared(database.parent) as store:
             if paths is None:
                 # A path is inferred from content: the earlier attempt's record names it.
                 found = store.find_still_applied(
@@ -516,10 +516,10 @@ def _sha256_of(workspace: Workspace, path: str) -> str | None:
 class _CallableModule(types.ModuleType):
     """This module's type: calling it runs `propose`.
 
-    `patchsmith.propose` is the function (the package loads it lazily), but importing
-    this module directly (`from patchsmith.propose import ...`, as the CLI and the
-    repair loop do) binds the package attribute to the module; calling it must still
-    propose, as `patchsmith.verify` does (docs/decisions/0016).
+    `patchsmith.propose` is the public function, loaded on first use by the package
+    façade; but importing this module (`from patchsmith.propose import ...`) binds the
+    module under the same name on the package. Calling it still proposes, whichever
+    came first (as `patchsmith.verify` does, docs/decisions/0016).
     """
 
     def __call__(self, *args: Any, **kwargs: Any) -> ApplyReport:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -507,6 +509,28 @@ def _enum(cls: type[_E], value: object) -> _E:
         ) from None
 
 
+def _check_state_dir(state_dir: Path) -> None:
+    """Make (or check) the state directory and the database's files; never through a link."""
+    try:
+        # Never through a symlink: the store holds model inputs and file contents.
+        prepare_state_dir(state_dir)
+        for name in (DB_FILE_NAME, *(DB_FILE_NAME + s for s in _SQLITE_SIDE_FILES)):
+            check_entry(state_dir / name, directory=False)
+    except StateDirUnsafe as exc:
+        raise PatchRefused([unsafe_failure(exc)]) from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise _io_failure(f"cannot open the store in {state_dir}: {reason}") from exc
+
+
+def _kept_stores() -> dict[Path, _Kept]:
+    if _KEPT.pid != os.getpid():  # a forked child: the parent's connections are not ours
+        _INHERITED.extend(_KEPT.by_dir.values())
+        _KEPT.by_dir = {}
+        _KEPT.pid = os.getpid()
+    return _KEPT.by_dir
+
+
 def _connect(db_file: Path) -> sqlite3.Connection:
     """A configured, migrated connection; retried while another process creates the store.
 
@@ -536,34 +560,103 @@ def _connect(db_file: Path) -> sqlite3.Connection:
             raise
 
 
+_SHARED_PER_THREAD = 4
+"""Stores one thread keeps open through `Store.shared` (the least recently used is closed)."""
+
+
+@dataclass
+class _Kept:
+    """A connection `Store.shared` keeps open, and the database file it was opened on."""
+
+    conn: sqlite3.Connection
+    file_id: tuple[int, int]
+
+
+class _KeptStores(threading.local):
+    """Each thread's open connections by state directory (SQLite connections stay in the
+    thread that made them), and the process that opened them."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.by_dir: dict[Path, _Kept] = {}
+
+
+_KEPT = _KeptStores()
+_INHERITED: list[_Kept] = []
+"""Connections a forked child inherited: never used, never closed (closing one in the child
+could checkpoint the parent's database under it), only kept from being collected."""
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
 class Store:
     """An open artifact store. Use `Store.open(state_dir)`; close it, or use it in `with`."""
 
-    def __init__(self, conn: sqlite3.Connection, state_dir: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, state_dir: Path, *, kept: bool = False) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.state_dir = state_dir
+        self._kept = kept
 
     @classmethod
     def open(cls, state_dir: Path) -> Store:
         """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`."""
-        try:
-            # Never through a symlink: the store holds model inputs and file contents.
-            prepare_state_dir(state_dir)
-            for name in (DB_FILE_NAME, *(DB_FILE_NAME + s for s in _SQLITE_SIDE_FILES)):
-                check_entry(state_dir / name, directory=False)
-        except StateDirUnsafe as exc:
-            raise PatchRefused([unsafe_failure(exc)]) from None
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise _io_failure(f"cannot open the store in {state_dir}: {reason}") from exc
+        _check_state_dir(state_dir)
         with _mapped_errors(f"cannot open the store in {state_dir}"):
             conn = _connect(state_dir / DB_FILE_NAME)
         return cls(conn, state_dir)
 
+    @classmethod
+    def shared(cls, state_dir: Path) -> Store:
+        """The store in `state_dir` on a connection this thread keeps open between calls.
+
+        For callers that use a store again and again (`apply` reads it, then records; a
+        server or an agent loop records attempt after attempt): each use checks the state
+        directory as `open` does and that the database file is still the one the
+        connection has open, instead of opening, configuring and migrating SQLite and
+        checkpointing its log on close. Closing the returned store (or leaving its `with`)
+        keeps the connection; `close_shared()` closes this thread's.
+        """
+        _check_state_dir(state_dir)
+        kept = _kept_stores()
+        found = kept.pop(state_dir, None)
+        if found is not None:
+            try:
+                current: tuple[int, int] | None = _file_id(state_dir / DB_FILE_NAME)
+            except OSError:
+                current = None
+            # The connection holds its file open, so no other file can have its inode
+            # number: the same (device, inode) is the same database, not a new one.
+            if current != found.file_id:
+                found.conn.close()
+                found = None
+        if found is None:
+            with _mapped_errors(f"cannot open the store in {state_dir}"):
+                conn = _connect(state_dir / DB_FILE_NAME)
+                try:
+                    found = _Kept(conn, _file_id(state_dir / DB_FILE_NAME))
+                except OSError:
+                    conn.close()
+                    raise
+        kept[state_dir] = found  # most recently used last
+        while len(kept) > _SHARED_PER_THREAD:
+            kept.pop(next(iter(kept))).conn.close()
+        return cls(found.conn, state_dir, kept=True)
+
+    @staticmethod
+    def close_shared() -> None:
+        """Close every connection this thread keeps for `Store.shared`."""
+        kept = _kept_stores()
+        while kept:
+            kept.popitem()[1].conn.close()
+
     def close(self) -> None:
-        """Close the connection; closing twice is harmless."""
+        """Close the connection (a shared one stays open for the next use); harmless twice."""
         if self._conn is not None:
-            self._conn.close()
+            if not self._kept:
+                self._conn.close()
             self._conn = None
 
     def __enter__(self) -> Store:

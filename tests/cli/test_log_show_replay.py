@@ -395,6 +395,7 @@ class TestReplay:
         """Without `patchsmith.apply` the replay is refused with NOT_SUPPORTED_YET."""
         source, target = checkouts
         monkeypatch.delattr(patchsmith, "apply", raising=False)
+        monkeypatch.delitem(patchsmith._LAZY, "apply")  # the façade loads names on first use
 
         code, out, _ = cli("replay", "a-REPLAY", "--json", "-C", str(target), "--from", str(source))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from patchsmith.errors import FailureCode
@@ -63,6 +63,7 @@ def test_relative_to_the_file(tmp_path: Path) -> None:
 
 
 @given(st.text(max_size=200))
+@example("~\x00")  # no user can be named with a NUL
 def test_any_text_parses_to_unique_keys(text: str) -> None:
     specs = parse_repos(text, base=Path("/base"))
     keys = [s.key for s in specs]

@@ -6,6 +6,7 @@ import pytest
 from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
+from patchsmith.guards import syntax
 from patchsmith.guards.syntax import SyntaxGuard, language_for, parse_problems, python_error
 
 GOOD = {
@@ -99,6 +100,57 @@ class TestSyntaxGuard:
         assert problems is not None
         assert problems.count >= 1
         assert problems.first_line is not None
+
+
+class TestVerdictCache:
+    @pytest.fixture(autouse=True)
+    def _fresh(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(syntax, "_VERDICTS", syntax._Verdicts())
+
+    @pytest.mark.parametrize("text", [GOOD["a.py"], BROKEN["a.py"], "x = '\\ud800'\n"])
+    def test_python_verdict_parsed_once(self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The same text is parsed once; the cached verdict is the parser's own."""
+        calls: list[str] = []
+        parse = syntax._python_error
+
+        def counting(source: str) -> str | None:
+            calls.append(source)
+            return parse(source)
+
+        monkeypatch.setattr(syntax, "_python_error", counting)
+
+        first, again = python_error(text), python_error(text)
+
+        assert parse(text) == first == again
+        assert [text] == calls
+
+    @pytest.mark.parametrize("path", sorted(GOOD))
+    def test_tree_sitter_verdicts_unchanged(self, path: str) -> None:
+        """Cached tree-sitter verdicts equal fresh ones, for good and broken texts."""
+        for text in (GOOD[path], BROKEN[path]):
+            first = parse_problems(path, text)
+            again = parse_problems(path, text)
+            syntax._VERDICTS = syntax._Verdicts()
+
+            assert parse_problems(path, text) == first == again
+
+    def test_grammar_is_part_of_the_key(self) -> None:
+        """The same bytes under two grammars get each grammar's own verdict."""
+        text = "x: [1, {\n"
+        as_yaml, as_json = parse_problems("a.yaml", text), parse_problems("a.json", text)
+        syntax._VERDICTS = syntax._Verdicts()
+
+        assert (parse_problems("a.json", text), parse_problems("a.yaml", text)) == (
+            as_json,
+            as_yaml,
+        )
+
+    def test_size_is_bounded(self) -> None:
+        """Only the most recent verdicts are kept."""
+        for n in range(syntax._Verdicts.SIZE + 10):
+            python_error(f"x = {n}\n")
+
+        assert syntax._Verdicts.SIZE == len(syntax._VERDICTS._known)
 
 
 class TestExcerptNearTheEdit:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.strategies import Damage, DiffCase, Edit, edits, model_diffs, render_unified, texts
 
@@ -17,9 +17,11 @@ def _apply_strictly(source: str, diff: str) -> str:
     new: list[str] = []
     cursor = 0
     lines = diff.splitlines(keepends=True)
+    in_hunk = False
     for index, line in enumerate(lines):
         header = _HEADER.match(line)
         if header:
+            in_hunk = True
             start = int(header.group(1))
             count = 1 if header.group(2) is None else int(header.group(2))
             # A zero-length old side is written one line before where it goes.
@@ -27,7 +29,9 @@ def _apply_strictly(source: str, diff: str) -> str:
             new.extend(old[cursor:start])
             cursor = start
             continue
-        if line.startswith(("--- ", "+++ ", "\\")):
+        # File headers come before the first hunk; inside one, an added "++ " line
+        # reads "+++ " and a removed "-- " line reads "--- ".
+        if line.startswith("\\") or (not in_hunk and line.startswith(("--- ", "+++ "))):
             continue
         ending_dropped = index + 1 < len(lines) and lines[index + 1].startswith("\\")
         body = line[1:-1] if ending_dropped else line[1:]
@@ -92,6 +96,7 @@ class TestRenderUnified:
     """Clean diffs."""
 
     @given(edit=edits(), context=st.integers(0, 5))
+    @example(edit=Edit(source="", target="++ \n"), context=0)  # an added line "+++ "
     def test_clean_diff_applies_to_target(self, edit: Edit, context: int) -> None:
         """Applying a clean rendered diff by its line numbers gives the target."""
         diff = render_unified(edit.source, edit.target, context=context)

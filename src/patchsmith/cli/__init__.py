@@ -31,7 +31,13 @@ _COMMANDS: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `only` (a command's name) the parser of that one command.
+
+    Each subcommand module imports what its command needs, so `main` registers only the
+    command it dispatches to: `patchsmith apply` never loads the store readers, the
+    codemod registry or the verify profiles (docs/decisions/0020).
+    """
     import importlib
 
     from patchsmith import __version__
@@ -42,10 +48,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"patchsmith {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMANDS:
+    for name in _COMMANDS if only is None else (command_module(only),) if only else ():
         module = importlib.import_module(f"patchsmith.cli.{name}")
         module.register(subparsers)
     return parser
+
+
+# Commands registered by a module of another name.
+_REGISTERED_BY = {"prompt": "tools"}
+
+
+def command_module(command: str) -> str:
+    """The module under `patchsmith.cli` that registers `command` (`run-command`: `run_command`)."""
+    return _REGISTERED_BY.get(command, command.replace("-", "_"))
+
+
+def _dispatched(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, `""` for `--version` alone, `None` for the whole parser.
+
+    The top-level options take no value, so a command can only be the first word; help,
+    an unknown option or an unknown command get the whole parser, whose help and errors
+    list every command.
+    """
+    first = argv[0] if argv else "-"
+    if first == "--version":
+        return ""  # answered before any command is looked at
+    if first.startswith("-") or "_" in first or command_module(first) not in _COMMANDS:
+        return None
+    return first
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,9 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_dispatched(words))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     func = getattr(args, "func", None)

@@ -71,7 +71,11 @@ def parse_repos(text: str, *, base: Path) -> list[RepoSpec]:
         if _is_url(where):
             source = where
         else:
-            path = Path(os.path.expanduser(where))
+            try:
+                expanded = os.path.expanduser(where)
+            except ValueError:  # `~name` holding a NUL: no such user, so the path as written
+                expanded = where
+            path = Path(expanded)
             source = os.fspath(path if path.is_absolute() else (base / path).absolute())
         specs.append(RepoSpec(line, source, ref))
     return specs

@@ -6,12 +6,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.policy import Policy
-from patchsmith.proposal import PatchProposal, TargetRegion
 from patchsmith.runtime.change import FileChange
+
+if TYPE_CHECKING:
+    from patchsmith.proposal import PatchProposal, TargetRegion
 
 __all__ = ["Guard", "GuardContext", "touched_paths"]
 

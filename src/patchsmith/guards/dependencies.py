@@ -16,9 +16,6 @@ from enum import StrEnum
 from fnmatch import fnmatchcase
 from posixpath import basename
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext
@@ -122,9 +119,18 @@ def _reader(path: str) -> Callable[[str], Dependencies] | None:
     return None
 
 
+def _canonical_name(name: str) -> str:
+    """The PEP 503 normalised name (packaging loads only when a manifest changes)."""
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
+
+
 def _pep508(section: str, entries: object, found: Dependencies) -> None:
     if not isinstance(entries, list):
         return
+    from packaging.requirements import InvalidRequirement, Requirement
+
     for entry in entries:
         if not isinstance(entry, str):
             continue  # dependency-group includes are tables
@@ -140,7 +146,7 @@ def _pep508(section: str, entries: object, found: Dependencies) -> None:
             spec = f"[{','.join(sorted(requirement.extras))}]{spec}"
         if requirement.marker is not None:
             spec = f"{spec}; {requirement.marker}"
-        found[(section, canonicalize_name(requirement.name))] = spec
+        found[(section, _canonical_name(requirement.name))] = spec
 
 
 def _pyproject(text: str) -> Dependencies:
@@ -154,11 +160,11 @@ def _pyproject(text: str) -> Dependencies:
         _pep508(f"dependency-groups.{group}", entries, found)
     poetry = _table(_table(data, "tool"), "poetry")
     for section in ("dependencies", "dev-dependencies"):
-        _named(f"tool.poetry.{section}", _table(poetry, section), found, canonicalize_name)
+        _named(f"tool.poetry.{section}", _table(poetry, section), found, _canonical_name)
     for group, table in _table(poetry, "group").items():
         if isinstance(table, Mapping):
             deps = _table(table, "dependencies")
-            _named(f"tool.poetry.group.{group}.dependencies", deps, found, canonicalize_name)
+            _named(f"tool.poetry.group.{group}.dependencies", deps, found, _canonical_name)
     return found
 
 
@@ -231,7 +237,7 @@ def _requirements(text: str) -> Dependencies:
         match = _REQUIREMENT_NAME.match(line)
         if match is None:
             continue
-        found[("requirements", canonicalize_name(match.group(1)))] = "".join(match.group(2).split())
+        found[("requirements", _canonical_name(match.group(1)))] = "".join(match.group(2).split())
     return found
 
 
@@ -327,4 +333,4 @@ class DependencyGuard(Guard):
 
 
 def _norm(name: str) -> str:
-    return canonicalize_name(name) if re.fullmatch(r"[A-Za-z0-9._-]+", name) else name
+    return _canonical_name(name) if re.fullmatch(r"[A-Za-z0-9._-]+", name) else name

@@ -11,7 +11,7 @@ from patchsmith.guards.base import Guard, GuardContext, touched_paths
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
 
-__all__ = ["GENERATED_PATHS", "GeneratedFileGuard", "generated_marker"]
+__all__ = ["GENERATED_PATHS", "GeneratedFileGuard", "generated_marker", "is_generated_path"]
 
 GENERATED_PATHS = (
     "*_pb2.py",
@@ -29,6 +29,22 @@ GENERATED_PATHS = (
     "__generated__/",
 )
 """Path conventions that mean "written by a tool" in the ecosystems that use them."""
+
+# Each of GENERATED_PATHS is `*` and a literal suffix, or a directory name, and matches
+# a path only through one of its components (a file, or a directory above it): a path
+# none of whose components ends with such a suffix or is such a name cannot match, and
+# is told apart without loading the gitignore matcher (the test checks the shapes).
+_SUFFIXES = tuple(p[1:] for p in GENERATED_PATHS if p.startswith("*"))
+_NAMES = frozenset(p.rstrip("/") for p in GENERATED_PATHS if not p.startswith("*"))
+
+
+def is_generated_path(path: str) -> bool:
+    """True when `path` follows one of the GENERATED_PATHS conventions."""
+    parts = path.split("/")
+    if not any(part.endswith(_SUFFIXES) or part in _NAMES for part in parts):
+        return False
+    return matches(GENERATED_PATHS, path)
+
 
 MARKER_LINES = 10
 """Generators put their marker in a file's header; a marker deeper down is prose."""
@@ -85,7 +101,7 @@ class GeneratedFileGuard(Guard):
                 )
                 continue
             for path in touched_paths(change):
-                if matches(GENERATED_PATHS, path):
+                if is_generated_path(path):
                     failures.append(
                         self.failure(
                             path,

@@ -13,14 +13,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import ReviewPolicy
-from patchsmith.proposal import TargetRegion
 from patchsmith.runtime.change import FileChange
+
+if TYPE_CHECKING:
+    from patchsmith.proposal import TargetRegion
 
 __all__ = ["Drift", "ReviewGuard", "measure_drift"]
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -11,6 +15,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import diff_stat
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.usercache import load_entry, store_entry
 
 __all__ = [
     "DETECT_SECRETS_PLUGINS",
@@ -147,14 +152,14 @@ def _only_reserved_hosts(text: str) -> bool:
 def _scan_with_detect_secrets(
     path: str, added: tuple[tuple[int, str], ...]
 ) -> list[tuple[int, str]]:
-    from detect_secrets.core.secrets_collection import SecretsCollection
-    from unidiff.errors import UnidiffParseError
-
-    _configure_detect_secrets()
     patterns = _plugin_patterns()
     candidates = [(n, t) for n, t in added if any(p.search(t) for p in patterns)]
     if not candidates:
         return []
+    from detect_secrets.core.secrets_collection import SecretsCollection
+    from unidiff.errors import UnidiffParseError
+
+    _configure_detect_secrets()
     name = path.replace("\t", " ")
     hunks = "".join(
         f"@@ -0,0 +{number},1 @@\n+{text.translate(_LINE_BREAKS)}\n" for number, text in candidates
@@ -173,25 +178,79 @@ def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
     # Every plugin in DETECT_SECRETS_PLUGINS reports only what its `denylist` finds, so a
     # line none of those patterns matches cannot yield a finding; skipping it up front
     # spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost.
+    by_flags: dict[int, list[str]] = {}
+    for pattern, flags in _denylist_sources():
+        by_flags.setdefault(flags, []).append(pattern)
+    return tuple(joined for flags, group in by_flags.items() for joined in _joined(group, flags))
+
+
+def _denylist_sources() -> list[tuple[str, int]]:
+    """Every (pattern, flags) of the plugins' denylists, in plugin order.
+
+    Loading detect-secrets (and the HTTP stack its plugins import to verify secrets
+    online) to read these costs a cold process more than everything else an apply
+    does, and most changes add no line any of them matches. So they are kept in the
+    per-user cache, under a key naming the installed plugin files: an upgrade of
+    detect-secrets (or an edit of a plugin) reads them afresh.
+    """
+    key = _plugins_key()
+    if key is not None:
+        stored = load_entry(key)
+        if isinstance(stored, list) and all(
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and isinstance(item[1], int)
+            for item in stored
+        ):
+            return [(pattern, flags) for pattern, flags in stored]
+    sources = _denylists_from_plugins()
+    if key is not None:
+        store_entry(key, [list(item) for item in sources])
+    return sources
+
+
+def _denylists_from_plugins() -> list[tuple[str, int]]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
     plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
     by_name = {plugin.__name__: plugin for plugin in plugins}
-    by_flags: dict[int, list[re.Pattern[str]]] = {}
+    sources: list[tuple[str, int]] = []
     for name in DETECT_SECRETS_PLUGINS:
         denylist: Iterable[re.Pattern[str]] | None = getattr(by_name[name], "denylist", None)
         # a plugin that is not regex-based could match anywhere: scan every line then
         for pattern in denylist if denylist is not None else [re.compile("")]:
-            by_flags.setdefault(pattern.flags, []).append(pattern)
-    return tuple(joined for group in by_flags.values() for joined in _joined(group))
+            sources.append((pattern.pattern, pattern.flags))
+    return sources
 
 
-def _joined(group: list[re.Pattern[str]]) -> list[re.Pattern[str]]:
+def _plugins_key() -> str | None:
+    """A cache entry name for the installed detect-secrets plugins (found, not imported)."""
+    try:
+        spec = importlib.util.find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    plugins = os.path.join(next(iter(spec.submodule_search_locations)), "plugins")
+    try:
+        files = sorted(
+            (entry.name, entry.stat().st_size, entry.stat().st_mtime_ns)
+            for entry in os.scandir(plugins)
+            if entry.name.endswith(".py")
+        )
+    except OSError:
+        return None
+    identity = json.dumps([1, plugins, files, DETECT_SECRETS_PLUGINS])
+    return f"secret-denylists-{hashlib.sha256(identity.encode()).hexdigest()[:24]}.json"
+
+
+def _joined(group: list[str], flags: int) -> list[re.Pattern[str]]:
     # one alternation per flag set: one regex pass per line instead of ~45
     try:
-        return [re.compile("|".join(f"(?:{p.pattern})" for p in group), group[0].flags)]
+        return [re.compile("|".join(f"(?:{p})" for p in group), flags)]
     except re.error:  # pragma: no cover - e.g. a pattern with inline global flags
-        return group
+        return [re.compile(p, flags) for p in group]
 
 
 def _configure_detect_secrets() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import re
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -25,6 +27,7 @@ __all__ = [
     "LANGUAGES",
     "ParseProblems",
     "SyntaxGuard",
+    "forget_verdicts",
     "language_for",
     "parse_problems",
     "python_error",
@@ -77,21 +80,78 @@ def language_for(path: str) -> tuple[str, str] | None:
     return LANGUAGES.get(splitext(path)[1].lower())
 
 
+class _Verdicts:
+    """Verdicts of the parsers by the sha256 of the text parsed, the most recent kept.
+
+    A parse is a pure function of the text; a caller that applies edit after edit to a
+    file, or sends a reply again, has the new text of one apply as the old text of the
+    next, so its verdict is known without parsing the file again.
+    """
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._known: OrderedDict[tuple[str, bytes], object] = OrderedDict()
+
+    def get(self, key: tuple[str, bytes]) -> object:
+        found = self._known.get(key, _UNKNOWN)
+        if found is not _UNKNOWN:
+            self._known.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, bytes], verdict: object) -> None:
+        self._known[key] = verdict
+        self._known.move_to_end(key)
+        while len(self._known) > self.SIZE:
+            self._known.popitem(last=False)
+
+
+_UNKNOWN = object()
+_VERDICTS = _Verdicts()
+
+
+def forget_verdicts() -> None:
+    """Drop every cached parse verdict (benchmarks timing a cold parse; memory)."""
+    global _VERDICTS
+    _VERDICTS = _Verdicts()
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
 def parse_problems(path: str, text: str) -> ParseProblems | None:
     """The tree-sitter problems of `text` as the file `path`, `None` without a grammar."""
     grammar = language_for(path)
     parser = _parser(grammar) if grammar is not None else None
-    if parser is None:
+    if parser is None or grammar is None:
         return None
-    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
-    if not tree.root_node.has_error:
-        return ParseProblems()
-    errors, missing, lines = _count(tree.root_node)
-    return ParseProblems(errors, missing, lines[0] if lines else None, lines)
+    data = text.encode("utf-8", "surrogatepass")
+    key = (grammar[0] + "." + grammar[1], _digest(data))
+    known = _VERDICTS.get(key)
+    if isinstance(known, ParseProblems):
+        return known
+    tree = parser.parse(data)
+    problems = ParseProblems()
+    if tree.root_node.has_error:
+        errors, missing, lines = _count(tree.root_node)
+        problems = ParseProblems(errors, missing, lines[0] if lines else None, lines)
+    _VERDICTS.put(key, problems)
+    return problems
 
 
 def python_error(text: str) -> str | None:
     """Why `text` is not valid Python for this interpreter (`ast`), or `None` when it is."""
+    key = ("python", _digest(text.encode("utf-8", "surrogatepass")))
+    known = _VERDICTS.get(key)
+    if known is None or isinstance(known, str):
+        return known
+    error = _python_error(text)
+    _VERDICTS.put(key, error)
+    return error
+
+
+def _python_error(text: str) -> str | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
         try:

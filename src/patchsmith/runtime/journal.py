@@ -431,6 +431,7 @@ def recover_journals(
     rolled: list[str] = []
     quarantined: list[tuple[str, str]] = []
     pending: list[str] = []
+    removed = False
     for directory in sorted(journal_root.iterdir()):
         entry = directory.lstat()
         if not stat.S_ISDIR(entry.st_mode):
@@ -439,6 +440,7 @@ def recover_journals(
             if restore:
                 _clean_pending(real_root, directory)
                 shutil.rmtree(directory)
+                removed = True
             continue
         try:
             journal_id, planned, created = _plan(real_root, directory)
@@ -453,5 +455,8 @@ def recover_journals(
         _remove_temps(real_root, journal_id, planned)
         close_journal(directory)
         rolled.append(journal_id)
-    fsync_directory(journal_root)
+    if removed or rolled or quarantined:
+        # Only a journal root this call changed has entries to make durable; every
+        # commit checks for leftovers, and an empty root must not cost it an fsync.
+        fsync_directory(journal_root)
     return RecoveryResult(tuple(rolled), tuple(quarantined), tuple(pending))

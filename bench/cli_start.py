@@ -1,0 +1,208 @@
+"""How long one `patchsmith apply --check` takes in a fresh process, beside `git apply --check`.
+
+Run: `python bench/cli_start.py [--runs N] [--cpu K] [--importtime]`.
+
+An agent that shells out to patchsmith pays the interpreter's start, the imports and the
+work on every edit. This bench times the bundled example (`examples/greeting`: a model's
+reply with prose, a fence and a sloppy two-hunk diff) in fresh processes, pinned to one
+core, beside `git apply --check` of the same change (as an exact diff) and `python -c pass`
+(the floor any Python tool pays), all in the same run and taking turns, so the machine's
+load weighs on every row alike. Wall time is what the caller waits; CPU time (user + system
+of the child) is less sensitive to other jobs on a shared machine.
+
+The package is byte-compiled first, as an installed package is: a checkout run with
+PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start. The first
+(untimed) run of each command also fills the per-user cache, as any earlier call would.
+
+`--importtime` adds one `python -X importtime` run of `apply --check`: the self time of the
+imports grouped by package, and which heavy dependencies were loaded at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import datetime
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "greeting"
+HEAVY = (
+    "pydantic",
+    "sqlite3",
+    "tree_sitter",
+    "detect_secrets",
+    "requests",
+    "yaml",
+    "libcst",
+    "ast_grep_py",
+    "rich",
+    "packaging",
+    "pathspec",
+    "mcp",
+)
+"""Dependencies a cold start should load only when the command uses them."""
+
+Command = tuple[str, list[str], Path | None]
+
+
+def patchsmith_command() -> list[str]:
+    """The installed console script beside this interpreter, else the module's `main`."""
+    script = Path(sys.executable).with_name("patchsmith")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from patchsmith.cli import main; sys.exit(main())"]
+
+
+def prepare(scratch: Path) -> tuple[Path, Path]:
+    """A copy of the example's workspace, and the exact diff of its change for `git apply`."""
+    workspace = scratch / "workspace"
+    shutil.copytree(EXAMPLE / "workspace", workspace)
+    from patchsmith.api import apply
+
+    reply = (EXAMPLE / "model-reply.md").read_text(encoding="utf-8")
+    report = apply(reply, workspace, check=True, record=False)
+    if not report.ok or not report.diff:
+        raise SystemExit(f"the example does not apply: {report.status}")
+    patch = scratch / "exact.diff"
+    patch.write_text(report.diff, encoding="utf-8")
+    return workspace, patch
+
+
+def commands(workspace: Path, patch: Path) -> list[Command]:
+    cli = patchsmith_command()
+    reply = str(EXAMPLE / "model-reply.md")
+    check = [*cli, "apply", reply, "-C", str(workspace), "--check"]
+    return [
+        ("python -c pass", [sys.executable, "-c", "pass"], None),
+        ("git apply --check (exact diff)", ["git", "apply", "--check", str(patch)], workspace),
+        ("patchsmith --version", [*cli, "--version"], None),
+        ("patchsmith apply --check", check, None),
+        ("patchsmith apply --check --no-record", [*check, "--no-record"], None),
+        ("patchsmith apply --check --json", [*check, "--json"], None),
+    ]
+
+
+def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one run of `argv` (which must succeed)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def time_commands(table: list[Command], runs: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Per command, the wall and CPU times of `runs` runs; commands take turns, in rotation."""
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in table}
+    for _, argv, cwd in table:  # warm the page cache and git's index before timing
+        run_once(argv, cwd)
+    for number in range(runs):
+        shift = number % len(table)
+        for name, argv, cwd in table[shift:] + table[:shift]:
+            wall, cpu = run_once(argv, cwd)
+            times[name][0].append(wall)
+            times[name][1].append(cpu)
+    return times
+
+
+def import_profile(argv: list[str]) -> tuple[list[tuple[str, float]], list[str], float]:
+    """Self time of the imports by package (ms), the heavy packages loaded, and the total."""
+    rest = argv[1:] if argv[0] == sys.executable else argv  # the console script is Python too
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *rest], capture_output=True, text=True
+    )
+    by_package: Counter[str] = Counter()
+    for line in done.stderr.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if found is None:
+            continue
+        name = found.group(2)
+        parts = name.split(".")
+        key = ".".join(parts[:2]) if parts[0] == "patchsmith" else parts[0]
+        by_package[key] += int(found.group(1))
+    loaded = sorted(
+        {k for k in by_package if k in HEAVY}
+        | {h for h in HEAVY for k in by_package if k.startswith(h + ".")}
+    )
+    total = sum(by_package.values()) / 1000
+    return [(k, v / 1000) for k, v in by_package.most_common(15)], loaded, total
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30, help="timed runs per command")
+    parser.add_argument("--cpu", type=int, default=None, help="the core to pin to (default: last)")
+    parser.add_argument("--importtime", action="store_true", help="add the import profile")
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        core = args.cpu if args.cpu is not None else cores[-1]
+        os.sched_setaffinity(0, {core})  # children inherit it: every run on one core
+        pinned = f"pinned to core {core}"
+    else:  # pragma: no cover - macOS and Windows cannot pin
+        pinned = "not pinned"
+    # (recipe fixtures are data, not modules: no bytecode beside them)
+    compileall.compile_dir(ROOT / "src" / "patchsmith", quiet=1, rx=re.compile(r"fixtures"))
+    scratch = Path(tempfile.mkdtemp(prefix="cli-start-"))
+    try:
+        workspace, patch = prepare(scratch)
+        table = commands(workspace, patch)
+        load_before = os.getloadavg()[0]
+        times = time_commands(table, args.runs)
+        load_after = os.getloadavg()[0]
+        floor = statistics.median(times["python -c pass"][0])
+        print(f"# cold start, {datetime.datetime.now(datetime.UTC).isoformat(timespec='minutes')}")
+        print(
+            f"\n{platform.platform()}, {platform.processor() or platform.machine()}, "
+            f"Python {platform.python_version()}, {os.cpu_count()} CPUs ({pinned}); "
+            f"{args.runs} runs per command; load average {load_before:.1f} before, "
+            f"{load_after:.1f} after\n"
+        )
+        print(
+            "| command | median wall ms | p90 wall ms | median CPU ms | wall × `python -c pass` |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for name, (walls, cpus) in times.items():
+            median = statistics.median(walls)
+            print(
+                f"| {name} | {median:.1f} | {percentile(walls, 0.9):.1f} "
+                f"| {statistics.median(cpus):.1f} | {median / floor:.1f} |"
+            )
+        if args.importtime:
+            check = next(argv for name, argv, _ in table if name == "patchsmith apply --check")
+            groups, loaded, total = import_profile(check)
+            print(f"\n`python -X importtime` of `apply --check`: {total:.1f} ms of imports")
+            print(f"heavy dependencies loaded: {', '.join(loaded) or 'none'}\n")
+            print("| package | self ms |")
+            print("| --- | ---: |")
+            for name, ms in groups:
+                print(f"| {name} | {ms:.1f} |")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""Cold start: each command loads only what it uses (docs/decisions/0020).
+
+Every check runs in a fresh interpreter and reads `sys.modules`, so a module that a
+future change imports eagerly (in the façade, a CLI subcommand or a guard) fails here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import patchsmith
+from patchsmith.cli import _COMMANDS, _dispatched, build_parser, command_module
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "greeting"
+
+HEAVY = (
+    "tree_sitter",
+    "detect_secrets",
+    "requests",
+    "unidiff",
+    "sqlite3",
+    "pydantic",
+    "yaml",
+    "libcst",
+    "ast_grep_py",
+    "rich",
+    "packaging",
+    "pathspec",
+    "mcp",
+)
+"""Dependencies no import of the package itself may load."""
+
+
+def loaded_after(code: str, *, env: dict[str, str] | None = None) -> list[str]:
+    """The top-level packages (and patchsmith modules) loaded after running `code`."""
+    probe = (
+        f"{code}\nimport sys, json\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} "
+        "| {m for m in sys.modules if m.startswith('patchsmith')})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    )
+    found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def _choices(parser: argparse.ArgumentParser) -> list[str]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(actions[0].choices) if actions else []
+
+
+def heavy_in(modules: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return sorted(m for m in modules if m in heavy)
+
+
+class TestPackageImport:
+    def test_import_loads_nothing_heavy(self) -> None:
+        """`import patchsmith` loads no heavy dependency and no module of its own."""
+        modules = loaded_after("import patchsmith")
+
+        assert [] == heavy_in(modules)
+        assert ["patchsmith"] == [m for m in modules if m.startswith("patchsmith")]
+
+    def test_every_public_name_resolves_to_its_home(self) -> None:
+        """Each lazily loaded name is the very object its home module defines."""
+        import importlib
+
+        for name, home in patchsmith._LAZY.items():
+            value = getattr(patchsmith, name)
+            if name in ("propose", "verify"):
+                # a module of the same name, once imported, is bound over the function;
+                # both modules are callable, so `patchsmith.<name>(...)` works either way
+                assert callable(value), name
+                continue
+
+            assert getattr(importlib.import_module(home), name) is value, name
+
+    def test_propose_is_callable_after_its_module_is_imported(self) -> None:
+        """Importing `patchsmith.propose` first does not stop `patchsmith.propose(...)`."""
+        code = (
+            "import tempfile, patchsmith, patchsmith.propose\n"
+            "report = patchsmith.propose('{}', tempfile.mkdtemp())\n"
+            "print(report.status.value)"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+        assert "refused" == done.stdout.strip(), done.stderr
+
+    def test_lazy_table_is_the_public_surface(self) -> None:
+        """Every public name loads lazily, and `dir()` lists it before it is loaded."""
+        assert sorted(patchsmith.__all__) == sorted(patchsmith._LAZY)
+        assert set(patchsmith.__all__) <= set(dir(patchsmith))
+
+    def test_unknown_name_is_an_attribute_error(self) -> None:
+        """A name the package does not offer raises AttributeError, as for any module."""
+        with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+            patchsmith.nothing_here  # noqa: B018
+
+    def test_engine_alone_loads_no_guards(self) -> None:
+        """`patchsmith.apply_hunks` needs the engine only: no guards, policy or store."""
+        modules = loaded_after("import patchsmith; patchsmith.apply_hunks('a\\n', '')")
+
+        assert [] == heavy_in(modules)
+        assert not {"patchsmith.guards", "patchsmith.policy", "patchsmith.store"} & set(modules)
+
+
+class TestCliImport:
+    def test_every_command_dispatches_lazily(self) -> None:
+        """Each command of the full parser is found alone, by its module's name."""
+        commands = _choices(build_parser())
+
+        for command in commands:
+            assert command == _dispatched([command, "--help"]), command
+            assert command in _choices(build_parser(command)), command
+        assert set(_COMMANDS) == {command_module(c) for c in commands}
+
+    def test_no_command_or_an_unknown_one_gets_the_whole_parser(self) -> None:
+        """Help, a misspelt command or an option first: every command is listed."""
+        for argv in ([], ["--help"], ["aply"], ["run_command"], ["-x", "apply"]):
+            assert _dispatched(argv) is None, argv
+        assert "" == _dispatched(["--version"])
+
+    @pytest.mark.parametrize("module", _COMMANDS)
+    def test_subcommand_module_loads_no_guard_machinery(self, module: str) -> None:
+        """Registering any one command loads none of the guards' or backends' dependencies."""
+        code = (
+            f"from patchsmith.cli import build_parser; build_parser({module.replace('_', '-')!r})"
+        )
+        modules = loaded_after(code)
+
+        assert [] == heavy_in(
+            modules, ("tree_sitter", "detect_secrets", "requests", "libcst", "ast_grep_py", "rich")
+        )
+        assert "patchsmith.guards" not in modules
+
+    def test_apply_parser_loads_only_the_apply_command(self) -> None:
+        """`patchsmith apply` builds its parser without the other commands' modules."""
+        modules = loaded_after("from patchsmith.cli import build_parser; build_parser('apply')")
+
+        assert [] == heavy_in(modules)
+        others = {f"patchsmith.cli.{m}" for m in _COMMANDS if m != "apply"}
+        assert set() == others & set(modules)
+
+    def test_apply_check_of_the_example_loads_only_what_it_uses(self, tmp_path: Path) -> None:
+        """`apply --check` of the bundled example runs every guard, yet loads no tree-sitter
+        (Python is checked with `ast`), no detect-secrets (no added line looks like a
+        credential; the plugins' patterns come from the per-user cache), no YAML."""
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        for path in (EXAMPLE / "workspace").rglob("*"):
+            target = workspace / path.relative_to(EXAMPLE / "workspace")
+            if path.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            else:
+                target.write_bytes(path.read_bytes())
+        env = {"PATCHSMITH_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+        argv = ["apply", str(EXAMPLE / "model-reply.md"), "-C", str(workspace), "--check"]
+        code = f"from patchsmith.cli import main; assert main({argv!r}) == 0"
+        loaded_after(code, env=env)  # the first call fills the cache
+
+        modules = loaded_after(code, env=env)
+
+        expected = ["pydantic", "sqlite3"]  # the policy (a pydantic model), the audit record
+        assert expected == heavy_in(modules)
