@@ -179,7 +179,7 @@ class TestNodeReference:
         driver = tmp_path / "driver.js"
         driver.write_text(
             "require('readline').createInterface({input: process.stdin})"
-            ".on('line', () => process.stdout.write('{\"ok\": true, \"out\": \"x\"}\\n'));\n",
+            '.on(\'line\', () => process.stdout.write(\'{"ok": true, "out": "x"}\\n\'));\n',
             encoding="utf-8",
         )
 
