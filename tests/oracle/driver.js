@@ -2,6 +2,8 @@
 // Usage: node driver.js PACKAGE_DIR. Reads one JSON request per stdin line:
 //   {"source": str, "diff": str}                 -> {"ok": bool, "out": str}
 //   {"source": str, "diff": str, "repeat": n}    -> {"ok": bool, "out": str, "ns": [n timings]}
+// Every answer also counts the hunks found ("hunks") and those that located ("applied"), so that a
+// caller can tell a partial result from a whole one.
 // and answers {"error": str} when a request cannot be served. Timings are taken inside node so the
 // pipe is not part of them.
 "use strict";
@@ -42,15 +44,19 @@ function normalise(diff) {
 function pipeline(source, diff) {
   const groups = findDiffs(normalise(diff));
   let text = source;
+  let hunks = 0;
+  let applied = 0;
   for (const group of groups) {
     for (const hunk of group.hunks) {
+      hunks++;
       const r = applyHunks(text, hunk);
       if (r) {
         text = r;
+        applied++;
       }
     }
   }
-  return { ok: groups.length > 0, out: text };
+  return { ok: groups.length > 0, out: text, hunks, applied };
 }
 
 function serve(request) {

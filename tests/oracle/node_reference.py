@@ -23,6 +23,7 @@ __all__ = [
     "NodeReference",
     "OracleUnavailable",
     "ReferenceResult",
+    "ReferenceRun",
     "ReferenceTiming",
     "install_reference",
     "oracle_cache_dir",
@@ -52,6 +53,16 @@ class ReferenceTiming:
 
     result: ReferenceResult
     ns: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    """One timed pipeline run with its hunk counts: `applied < hunks` means some were skipped."""
+
+    result: ReferenceResult
+    hunks: int
+    applied: int
+    ns: int
 
 
 def oracle_cache_dir() -> Path:
@@ -177,6 +188,14 @@ class NodeReference:
         if not isinstance(ns, list) or len(ns) != repeat:
             raise OracleUnavailable("the node driver sent no timings")
         return ReferenceTiming(result=self._result(answer), ns=tuple(int(n) for n in ns))
+
+    def run(self, source: str, diff: str) -> ReferenceRun:
+        """Run the pipeline once, timed inside node, and say how many hunks located."""
+        answer = self._ask({"source": source, "diff": diff, "repeat": 1})
+        hunks, applied, ns = answer.get("hunks"), answer.get("applied"), answer.get("ns")
+        if not isinstance(hunks, int) or not isinstance(applied, int) or not isinstance(ns, list):
+            raise OracleUnavailable("the node driver sent no hunk counts")
+        return ReferenceRun(self._result(answer), hunks, applied, int(ns[0]))
 
     def close(self) -> None:
         """Stop the driver: closing its stdin ends it."""

@@ -162,3 +162,29 @@ class TestNodeReference:
             pytest.raises(OracleUnavailable, match=message),
         ):
             oracle.time("a\n", "b", repeat=2)
+
+    def test_run_counts_hunks(self, tmp_path: Path) -> None:
+        """`run` says how many hunks were found and how many located, with one timing."""
+        groups = "[{hunks: [['-a\\n', '+b\\n'], ['-c\\n', '+d\\n']]}]"
+        package = _fake_package(tmp_path, "0.2.1", body=groups)
+
+        with NodeReference(package) as oracle:
+            run = oracle.run("a\n", "@@\n-a\n+b\n")
+
+        assert (run.result.ok, run.hunks, run.applied) == (True, 2, 2)
+        assert run.ns >= 0
+
+    def test_run_without_counts_is_unavailable(self, tmp_path: Path) -> None:
+        """A driver that sends no hunk counts makes `run` fail, saying so."""
+        driver = tmp_path / "driver.js"
+        driver.write_text(
+            "require('readline').createInterface({input: process.stdin})"
+            '.on(\'line\', () => process.stdout.write(\'{"ok": true, "out": "x"}\\n\'));\n',
+            encoding="utf-8",
+        )
+
+        with (
+            NodeReference(tmp_path, driver) as oracle,
+            pytest.raises(OracleUnavailable, match="no hunk counts"),
+        ):
+            oracle.run("a\n", "b")

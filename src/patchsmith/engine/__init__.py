@@ -47,11 +47,15 @@ __all__ = [
 ]
 
 
+_DEFAULT_OPTIONS = EngineOptions.default()
+"""Shared (options are frozen): per-options caches in `locate` then hit on every call."""
+
+
 def _options(
     mode: Mode, indent_tolerant: bool | None, options: EngineOptions | None
 ) -> EngineOptions:
     if options is None:
-        options = EngineOptions.compat() if mode is Mode.COMPAT else EngineOptions.default()
+        options = EngineOptions.compat() if mode is Mode.COMPAT else _DEFAULT_OPTIONS
     if indent_tolerant is not None and indent_tolerant != options.indent_tolerant:
         from dataclasses import replace
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.engine.model import Hunk
@@ -36,11 +37,15 @@ def is_elision(text: str) -> bool:
     return bool(_ELISION.match(text)) and len(text) < 80
 
 
-@dataclass(frozen=True)
-class BlockLine:
+class BlockLine(NamedTuple):
+    """One line of a block (a named tuple: blocks are built per hunk on every apply)."""
+
     op: Op
     text: str
     """The line without its ending."""
+
+
+_OPS = {" ": Op.CONTEXT, "-": Op.REMOVE, "+": Op.ADD}
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,13 @@ class EditBlock:
 
     @property
     def old(self) -> list[str]:
-        return [ln.text for ln in self.lines if ln.op is not Op.ADD]
+        # Locating asks for the old side once per tolerance level: build it once. The
+        # block is frozen, so the copy is kept in its __dict__ directly.
+        cached = self.__dict__.get("_old")
+        if cached is None:
+            cached = tuple(ln.text for ln in self.lines if ln.op is not Op.ADD)
+            self.__dict__["_old"] = cached
+        return list(cached)
 
     @property
     def new(self) -> list[str]:
@@ -103,6 +114,8 @@ def _strip_ending(line: str) -> str:
 
 def _hunk_ending(raw_lines: Sequence[str]) -> str:
     """CRLF when most body lines end so; a line before a no-newline marker has no real ending."""
+    if not any("\r" in raw for raw in raw_lines):
+        return "\n"  # no line can end in CRLF
     crlf = lf = 0
     for raw, after in zip(raw_lines, [*raw_lines[1:], ""], strict=True):
         if raw.startswith("\\") or after.startswith("\\"):
@@ -143,8 +156,8 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
             continue
         if not line:
             lines.append(BlockLine(Op.CONTEXT, ""))
-        elif line[0] in "-+ ":
-            lines.append(BlockLine(Op(line[0]), line[1:]))
+        elif line[0] in _OPS:
+            lines.append(BlockLine(_OPS[line[0]], line[1:]))
         else:
             lines.append(BlockLine(Op.CONTEXT, line))
     hint = None

@@ -278,9 +278,10 @@ class _Parser:
         self.files: list[FileDiff] = []
         self.problems: list[DiffProblem] = []
         self.last_envelope_marker = -1
-        for index, line in enumerate(lines):
-            if line.lstrip().startswith("***"):
-                self.last_envelope_marker = index
+        if "***" in "".join(lines):  # one C-level search spares a scan of most diffs
+            for index, line in enumerate(lines):
+                if line.lstrip().startswith("***"):
+                    self.last_envelope_marker = index
 
     def run(self) -> DiffParse:
         i = 0
@@ -485,6 +486,13 @@ class _Parser:
         while i < self.n:
             line = self.lines[i]
             op = line[:1]
+            if op == "+" or op == " ":
+                # The common case first: such a line is neither blank nor a file header.
+                old_seen += op == " "
+                new_seen += 1
+                body.append(line)
+                i += 1
+                continue
             if _is_blank(line):
                 taken, i, ends = self._blank_run(i, known, old_need - old_seen, new_need - new_seen)
                 body.extend(" " + _ending(self.lines[k]) for k in range(i - taken, i))

@@ -178,6 +178,8 @@ def _style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
     """
     if "\t" in source:
         return True
+    if not any("\t" in line for hunk in hunks for line in hunk.lines):
+        return False
     return any(
         line[:1] == "+" and "\t" in line[1 : len(line) - len(line[1:].lstrip(" \t"))]
         for hunk in hunks
@@ -218,13 +220,13 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         else None
     )
     keys = LineKeys(lines.contents)
-    endings = Counter(lines.endings)
+    endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
     shift = 0
     for index, hunk in enumerate(hunks):
         block = block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
-        if block.hint is not None:
+        if block.hint is not None and shift:
             # Earlier hunks moved the lines below them; their numbers did not.
             block = replace(block, hint=max(block.hint + shift, 0))
         before = len(lines)
@@ -253,7 +255,7 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
         shift += len(new_lines) - before
         if new_lines is not lines:  # the substring fallback made a new text: recount it
             keys = LineKeys(new_lines.contents)
-            endings = Counter(new_lines.endings)
+            endings = _count_endings(new_lines.endings)
         lines = new_lines
         applied += 1
         outcomes.append(
@@ -268,6 +270,11 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
             )
         )
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+
+
+def _count_endings(endings: list[str]) -> Counter[str]:
+    """How many lines end in LF, CRLF and nothing (`list.count` runs in C; hashing does not)."""
+    return Counter({ending: endings.count(ending) for ending in ("\n", "\r\n", "")})
 
 
 def _substring_fallback(

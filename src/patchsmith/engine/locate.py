@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
+from operator import methodcaller
+from typing import NamedTuple
 
 from patchsmith.engine.blocks import BlockLine, EditBlock, Op, is_elision
 from patchsmith.engine.indent import IndentMode, IndentShift, indent_shift, indent_width, leading_ws
@@ -113,9 +116,12 @@ class NotPlaced:
     """0-based starts of the equally good places, for AMBIGUOUS."""
 
 
-@dataclass(frozen=True)
-class Normalisation:
-    """What a level ignores when it compares lines: trailing space, punctuation, indentation."""
+class Normalisation(NamedTuple):
+    """What a level ignores when it compares lines: trailing space, punctuation, indentation.
+
+    A named tuple rather than a dataclass: it keys the per-file caches, and a tuple's
+    hashing and equality run in C.
+    """
 
     rstrip: bool = False
     fold: bool = False
@@ -129,12 +135,13 @@ class Normalisation:
             if not joined.isascii():  # every folded character is outside ASCII
                 out = _fold_text(joined).split("\n")
         if self.rstrip:
-            out = [x.rstrip() for x in out]
+            out = list(map(str.rstrip, out))
         if self.dedent:
-            out = [x.lstrip(" \t") for x in out]
+            out = list(map(_DEDENT, out))
         return out
 
 
+_DEDENT = methodcaller("lstrip", " \t")
 EXACT = Normalisation()
 
 
@@ -145,8 +152,27 @@ class _Level:
     indent: IndentMode | None = None
 
 
-def _levels(options: EngineOptions) -> list[_Level]:
-    """The contiguous-match levels the options allow, strictest first."""
+_LEVELS_SEEN: dict[int, tuple[EngineOptions, tuple[_Level, ...]]] = {}
+
+
+def _levels(options: EngineOptions) -> tuple[_Level, ...]:
+    """The contiguous-match levels the options allow, strictest first.
+
+    Asked once per block: remembered by the options object itself (hashing the options
+    by value costs more than making the levels).
+    """
+    seen = _LEVELS_SEEN.get(id(options))
+    if seen is not None and seen[0] is options:
+        return seen[1]
+    levels = _levels_for(options)
+    if len(_LEVELS_SEEN) >= 64:
+        _LEVELS_SEEN.clear()
+    _LEVELS_SEEN[id(options)] = (options, levels)
+    return levels
+
+
+@lru_cache(maxsize=64)
+def _levels_for(options: EngineOptions) -> tuple[_Level, ...]:
     rstrip = options.whitespace_tolerant
     fold = options.fold_punctuation
     levels = [_Level(Strategy.DIRECT, EXACT)]
@@ -159,7 +185,7 @@ def _levels(options: EngineOptions) -> list[_Level]:
         levels.append(_Level(Strategy.RELATIVE_INDENT, dedented, IndentMode.PREFIX))
     if options.indent_tolerant:
         levels.append(_Level(Strategy.INDENT_TOLERANT, dedented, IndentMode.COLUMNS))
-    return levels
+    return tuple(levels)
 
 
 class LineKeys:
@@ -174,6 +200,7 @@ class LineKeys:
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
         self._counts: dict[Normalisation, Counter[str]] = {}
+        self._scans: dict[Normalisation, int] = {}
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -215,7 +242,15 @@ class LineKeys:
         many hunks is not scanned once per hunk.
         """
         fkeys = self.keys(key)
-        counts = self.counts(key)
+        counts = self._counts.get(key)
+        if counts is None:
+            # Counting hashes every line of the file: for the first few searches one
+            # C-level scan for a probe line is cheaper, and finds the same places.
+            scans = self._scans.get(key, 0) + 1
+            self._scans[key] = scans
+            if scans <= _SCANS_BEFORE_COUNTING:
+                return find_contiguous(fkeys, bkeys)
+            counts = self.counts(key)
         solid = [j for j, k in enumerate(bkeys) if k.strip()]
         if not solid:
             return find_contiguous(fkeys, bkeys)
@@ -243,6 +278,10 @@ class LineKeys:
 _NEAR = 64
 """How far around the named line a unique probe line is looked for before the whole file."""
 
+_SCANS_BEFORE_COUNTING = 3
+"""Searches at one normalisation answered by scanning before the file's lines are counted."""
+"""How far around the named line a unique probe line is looked for before the whole file."""
+
 
 def _same(fkeys: Sequence[str], start: int, bkeys: list[str]) -> bool:
     """Whether the file's lines from `start` are `bkeys` (one C-level slice comparison)."""
@@ -259,7 +298,8 @@ def _index(keys: list[str], wanted: str, lo: int, hi: int) -> int:
 def find_contiguous(fkeys: Sequence[str], bkeys: list[str]) -> list[int]:
     """Every start where `bkeys` occurs as consecutive whole lines."""
     m, n = len(bkeys), len(fkeys)
-    probe_at = next((j for j, k in enumerate(bkeys) if k.strip()), 0)
+    # The longest line is the likeliest to be rare: fewer candidate places to compare.
+    probe_at = max(range(m), key=lambda j: len(bkeys[j]), default=0)
     probe = bkeys[probe_at]
     starts: list[int] = []
     index = getattr(fkeys, "index", None)
@@ -313,12 +353,49 @@ def _anchor_at(anchor: str, contents: Sequence[str], start: int) -> int | None:
     section headers short, models quote part of a signature).
     """
     want = _anchor_key(anchor)
-    keys = [_anchor_key(line) for line in contents]
-    whole = not want or want in keys  # an empty anchor names a blank line, exactly
-    for i in range(start, len(keys)):
-        if keys[i] == want or (not whole and want in keys[i]):
+    lines = _anchor_candidates(want, contents)
+    keys = {i: _anchor_key(contents[i]) for i in lines}
+    whole = not want or want in keys.values()  # an empty anchor names a blank line, exactly
+    for i in lines:
+        if i >= start and (keys[i] == want or (not whole and want in keys[i])):
             return i
     return None
+
+
+# Characters folding can produce or remove: a word of the anchor holding none of them
+# appears as it is in every line whose normalised form holds the anchor.
+_FOLD_IMAGES = frozenset("'\"-.")
+_FOLD_REMOVED = ("\u200b", "\ufeff")
+
+
+def _anchor_candidates(want: str, contents: Sequence[str]) -> Sequence[int]:
+    """The lines that may hold `want` once normalised, in order (a superset; all of them
+    when no word of `want` is safe to look for verbatim).
+
+    Normalising every line of a file costs a Python call per line; finding one
+    distinctive word of the anchor in the joined text is a C-level search.
+    """
+    words = [w for w in want.split(" ") if w and _FOLD_IMAGES.isdisjoint(w)]
+    if not words:
+        return range(len(contents))
+    joined = "\n".join(contents)
+    if any(char in joined for char in _FOLD_REMOVED):
+        return range(len(contents))
+    word = max(words, key=len)
+    found: list[int] = []
+    line = 0
+    counted = 0
+    at = joined.find(word)
+    while at >= 0:
+        line += joined.count("\n", counted, at)
+        found.append(line)
+        end = joined.find("\n", at)
+        if end < 0:
+            break
+        line += 1
+        counted = end + 1
+        at = joined.find(word, counted)
+    return found
 
 
 def _after_anchors(anchors: Sequence[str], contents: Sequence[str]) -> int | None:
