@@ -27,6 +27,7 @@ __all__ = [
     "SyntaxGuard",
     "language_for",
     "parse_problems",
+    "parser_for",
     "python_error",
 ]
 
@@ -77,10 +78,15 @@ def language_for(path: str) -> tuple[str, str] | None:
     return LANGUAGES.get(splitext(path)[1].lower())
 
 
+def parser_for(path: str) -> Parser | None:
+    """A tree-sitter parser for `path` by its suffix, `None` without an installed grammar."""
+    grammar = language_for(path)
+    return _parser(grammar) if grammar is not None else None
+
+
 def parse_problems(path: str, text: str) -> ParseProblems | None:
     """The tree-sitter problems of `text` as the file `path`, `None` without a grammar."""
-    grammar = language_for(path)
-    parser = _parser(grammar) if grammar is not None else None
+    parser = parser_for(path)
     if parser is None:
         return None
     tree = parser.parse(text.encode("utf-8", "surrogatepass"))
