@@ -291,6 +291,8 @@ class TestStructure:
 
         assert 0 == code, out
         assert "applied" == out["status"]
+        assert ["TOLERANCE_USED"] == [w["code"] for w in out["warnings"]]
+        assert "block" in out["warnings"][0]["message"]
         assert self.JS.replace("const b = 1;", "const b = 2;") == (root / "src/m.js").read_text(
             encoding="utf-8"
         )

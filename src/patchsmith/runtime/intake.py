@@ -574,6 +574,13 @@ def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int
         state.whole = True
     else:
         state.text = merged.text
+        if merged.by_structure:
+            chunks = ", ".join(str(n) for n in merged.by_structure)
+            note = (
+                f"snippet chunk {chunks} placed right after the block its placeholder ends "
+                "(its first lines occur elsewhere too, but nowhere else after the chunk before)"
+            )
+            run.warnings.append(ApplyWarning(WarningCode.TOLERANCE_USED, note, state.path, index))
     state.applied += 1
 
 
