@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
@@ -301,33 +302,50 @@ _BODY = ("x = 1", "log(x)", "return x", "y = x + 1", "pass")
 _NEW = ("z = 2", "w = 3")
 
 
+@dataclass(frozen=True)
+class _Language:
+    path: str
+    header: str
+    """A function's first line, `{}` standing for its name."""
+    closer: str | None
+    statement: str
+    """A statement line, `{}` standing for its text."""
+    placeholder: str
+
+
+PYTHON = _Language("m.py", "def {}():", None, "    {}", "# ... existing code ...")
+JAVASCRIPT = _Language("m.js", "function {}() {{", "}", "  {};", "// ... existing code ...")
+
+
 @st.composite
-def structured_edits(draw: st.DrawFn) -> tuple[str, str, str]:
-    """A Python file of small functions (bodies often alike), an edit that replaces body
-    statements by new statements, and a lazy rendering of it whose placeholders carry the
-    smallest indentation of the lines they stand for."""
+def structured_edits(draw: st.DrawFn, language: _Language) -> tuple[str, str, str]:
+    """A file of small functions (bodies often alike, names repeated), an edit that replaces
+    body statements by new statements, and a lazy rendering of it whose placeholders carry
+    the smallest indentation of the lines they stand for."""
     functions = draw(st.integers(1, 5))
     old: list[str] = []
+    firsts: set[int] = set()
+    numbered = st.integers(0, 30).map(lambda n: f"v{n} = {n}")
     for number in range(functions):
         if number:
             old += [""] * draw(st.integers(0, 2))
-        old.append(f"def f{draw(st.integers(0, 1))}():")
-        statement = st.one_of(
-            st.sampled_from(_BODY), st.integers(0, 30).map(lambda n: f"v{n} = {n}")
-        )
-        body = draw(st.lists(statement, min_size=1, max_size=5))
-        old += [f"    {line}" for line in body]
+        old.append(language.header.format(f"f{draw(st.integers(0, 1))}"))
+        firsts.add(len(old))
+        body = draw(st.lists(st.one_of(st.sampled_from(_BODY), numbered), min_size=1, max_size=5))
+        old += [language.statement.format(line) for line in body]
+        if language.closer is not None:
+            old.append(language.closer)
     new: list[str] = []
     changed: list[bool] = []
     for number, line in enumerate(old):
         # A function's first statement changes often: the chunk showing it then starts
         # with the function's header, which the file may hold more than once.
-        first = number > 0 and old[number - 1].startswith("def ")
-        if line.startswith("    ") and draw(st.integers(0, 1 if first else 3)) == 0:
+        body_line = line.startswith(" ")
+        if body_line and draw(st.integers(0, 1 if number in firsts else 3)) == 0:
             # New statements only: lines the old file never holds, so that the lines a
             # chunk shows around them are the file's own, in the file's order.
             replacement = draw(st.lists(st.sampled_from(_NEW), min_size=1, max_size=2))
-            new += [f"    {r}" for r in replacement]
+            new += [language.statement.format(r) for r in replacement]
             changed += [True] * len(replacement)
         else:
             new.append(line)
@@ -343,16 +361,14 @@ def structured_edits(draw: st.DrawFn) -> tuple[str, str, str]:
         while run_end < len(new) and not changed[run_end]:
             run_end += 1
         run = new[index:run_end]
-        head = 1 if index > 0 else 0
-        tail = 1 if run_end < len(new) else 0
+        # The lines kept around a placeholder: at least one next to a change, maybe more.
+        head = (1 if index > 0 else 0) + draw(st.integers(0, 2))
+        tail = (1 if run_end < len(new) else 0) + draw(st.integers(0, 3))
         if len(run) > head + tail and draw(st.booleans()):
             elided = run[head : len(run) - tail]
             depth = min((len(x) - len(x.lstrip()) for x in elided if x.strip()), default=0)
-            rendered += [
-                *run[:head],
-                " " * depth + "# ... existing code ...",
-                *run[len(run) - tail :],
-            ]
+            mark = " " * depth + language.placeholder
+            rendered += [*run[:head], mark, *run[len(run) - tail :]]
         else:
             rendered += run
         index = run_end
@@ -362,14 +378,16 @@ def structured_edits(draw: st.DrawFn) -> tuple[str, str, str]:
 
 
 class TestProperty:
-    @settings(max_examples=500, deadline=None)
-    @given(structured_edits())
-    def test_exactly_the_edit_or_refused(self, case: tuple[str, str, str]) -> None:
+    @pytest.mark.parametrize("language", [PYTHON, JAVASCRIPT], ids=["python", "javascript"])
+    @settings(max_examples=300, deadline=None)
+    @given(data=st.data())
+    def test_exactly_the_edit_or_refused(self, language: _Language, data: st.DataObject) -> None:
         """Any lazy rendering of a statement-level edit merges to exactly that edit or is
         refused, and no placeholder is ever in the result."""
-        old, new, snippet = case
-        result = _merge("m.py", old, snippet)
+        old, new, snippet = data.draw(structured_edits(language))
+        result = _merge(language.path, old, snippet)
         if isinstance(result, SnippetRefused):
             return
-        assert not placeholders_absent_from(result.text.splitlines(), old.splitlines(), "m.py")
+        lines = result.text.splitlines()
+        assert not placeholders_absent_from(lines, old.splitlines(), language.path)
         assert new == result.text
