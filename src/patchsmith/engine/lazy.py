@@ -270,7 +270,7 @@ def _after_block(
     must lie where a block holding `stretch` ends: only blank lines between, and every line
     of the block's rest indented deeper than the chunk's first line. A missing anchor is
     never placed this way: placeholders in real replies often stand for several blocks at
-    once (see docs/decisions/0020), so the end of a block does not say where a new line goes.
+    once (see docs/decisions/0021), so the end of a block does not say where a new line goes.
     """
     if not chunk.after_block or refused.reason is not SnippetRefusal.AMBIGUOUS:
         return None
