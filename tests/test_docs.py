@@ -215,7 +215,7 @@ class TestFormatsDoc:
 
     def test_workspace_is_declared(self) -> None:
         """The examples' workspace holds the files they edit."""
-        assert {"app.py", "notes.txt"} == set(workspace_files(_read(FORMATS_MD)))
+        assert {"app.js", "app.py", "notes.txt"} == set(workspace_files(_read(FORMATS_MD)))
 
     @pytest.mark.parametrize("example", FORMAT_EXAMPLES, ids=lambda e: f"line{e.line}")
     def test_example_parses_as_its_format(self, example: Example) -> None:

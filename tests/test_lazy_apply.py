@@ -265,6 +265,60 @@ class TestCli:
         assert "VALUE = 1\n" == read(root)
 
 
+class TestStructure:
+    JS = (
+        "function f() {\n  const a = 1;\n  log(a);\n  return a;\n}\n\n"
+        "function g() {\n  const b = 1;\n  log(b);\n  return b;\n}\n"
+    )
+    SNIPPET = (
+        "// ... existing code ...\nfunction g() {\n  const b = 2;\n  log(b);\n"
+        "  // ... existing code ...\n}\n"
+    )
+
+    def _root(self, tmp_path: Path) -> Path:
+        return make_tree(tmp_path / "ws", {"src/m.js": self.JS.encode()})
+
+    def test_placeholder_inside_a_block_is_merged_by_the_block(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The closing `}` after an indented placeholder is g's (anchors alone: ambiguous)."""
+        root = self._root(tmp_path)
+        reply = tmp_path / "reply.md"
+        reply.write_text(f"src/m.js\n```js\n{self.SNIPPET}```\n", encoding="utf-8")
+
+        code = main(["apply", "-C", str(root), "--json", str(reply)])
+        out = json.loads(capsys.readouterr().out)
+
+        assert 0 == code, out
+        assert "applied" == out["status"]
+        assert ["TOLERANCE_USED"] == [w["code"] for w in out["warnings"]]
+        assert "block" in out["warnings"][0]["message"]
+        assert self.JS.replace("const b = 1;", "const b = 2;") == (root / "src/m.js").read_text(
+            encoding="utf-8"
+        )
+
+    @pytest.mark.parametrize("syntax_guard", [True, False])
+    def test_merge_that_breaks_the_parse_is_refused(
+        self, tmp_path: Path, syntax_guard: bool
+    ) -> None:
+        """A lazy merge that leaves a clean file unparsable is SYNTAX_ERROR, with the merged
+        text around the problem, even with the syntax guard switched off."""
+        from patchsmith.policy import GuardSwitches, Policy
+
+        root = self._root(tmp_path)
+        before = snapshot_tree(root)
+        body = "// ... existing code ...\nfunction g() {\n  const b = (2;\n  log(b);\n"
+        body += "// ... existing code ...\n"
+        policy = Policy(guards=GuardSwitches(syntax=syntax_guard))
+
+        report = apply(f"src/m.js\n```js\n{body}```\n", root, policy=policy)
+
+        assert [FailureCode.SYNTAX_ERROR] == [e.code for e in report.errors]
+        assert "merged" in report.errors[0].message
+        assert "const b = (2;" in (report.errors[0].excerpt or "")
+        assert before == snapshot_tree(root)
+
+
 # -- the property, end to end: the edit exactly or a refusal; never a placeholder on disk ----------
 
 _LINES = st.sampled_from(

@@ -14,6 +14,15 @@ guessed: every chunk of the snippet merges or none does.
 A block without placeholders that is much shorter than a file of 20+ lines is a bare region: it
 is merged as if placeholders stood above and below it (both anchors are then needed),
 so that it replaces one unique stretch instead of the whole file.
+
+Where the file parses (a `BlockStructure`, made by the runtime with tree-sitter, is passed
+in; this module never parses), two more things hold. A placeholder indented deeper than the
+line after it ends a block: when the next chunk's head anchor occurs several times, but
+only once after the chunk before it and there right where a block holding the
+placeholder's first line ends, the chunk starts there (the block's skipped lines must all
+be deeper than the chunk's first line, and only blank lines may sit between). Otherwise
+the snippet is refused as before. And a merge that makes a cleanly parsing file fail to
+parse is refused (`BREAKS_SYNTAX`).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
@@ -28,6 +38,7 @@ from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 __all__ = [
     "REGION_MAX_FRACTION",
     "REGION_MIN_LINES",
+    "BlockStructure",
     "MergeKind",
     "SnippetMerge",
     "SnippetRefusal",
@@ -61,6 +72,23 @@ class SnippetRefusal(StrEnum):
     NO_ANCHOR = "no-anchor"
     AMBIGUOUS = "ambiguous"
     OUT_OF_ORDER = "out-of-order"
+    BREAKS_SYNTAX = "breaks-syntax"
+    """The file parsed cleanly and the merged text does not."""
+
+
+class BlockStructure(Protocol):
+    """What a parser knows about the file a snippet is merged into (see `runtime.structure`)."""
+
+    def block_ends(self, line: int) -> Sequence[int]:
+        """Where the rest of each block holding 0-based `line` ends (exclusive), innermost
+        first: before the block's closing line (`}`) when it has one, else after its last
+        line. Empty when the file does not parse cleanly or no block holds the line."""
+        ...  # pragma: no cover
+
+    def breaks(self, merged: str) -> int | None:
+        """The 1-based line of the first parse problem of `merged`, when the file parsed
+        cleanly and `merged` does not; None otherwise."""
+        ...  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -69,6 +97,8 @@ class SnippetMerge:
 
     text: str
     kind: MergeKind
+    by_structure: tuple[int, ...] = ()
+    """1-based chunks whose start the file's block structure decided (anchors alone could not)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +110,12 @@ class SnippetRefused:
     chunk: tuple[str, ...] = ()
     candidates: tuple[int, ...] = ()
     """0-based file lines where the chunk's anchor occurs (for AMBIGUOUS)."""
+    size: int = 0
+    """How many of the chunk's lines the ambiguous anchor is (for AMBIGUOUS)."""
+    line: int | None = None
+    """1-based line of the merged text's first parse problem (for BREAKS_SYNTAX)."""
+    merged: str = ""
+    """The merged text that does not parse (for BREAKS_SYNTAX)."""
 
 
 @dataclass(frozen=True)
@@ -87,20 +123,30 @@ class _Chunk:
     lines: tuple[str, ...]
     after_placeholder: bool
     before_placeholder: bool
+    after_block: bool = False
+    """The placeholder before it is indented deeper than its first line: it ends a block."""
 
 
 @dataclass(frozen=True)
 class _Placed:
     start: int
     end: int
+    by_structure: bool = False
 
 
 def merge_snippet(
-    original: str, snippet: str, path: str = "", *, region: bool = True
+    original: str,
+    snippet: str,
+    path: str = "",
+    *,
+    region: bool = True,
+    structure: BlockStructure | None = None,
 ) -> SnippetMerge | SnippetRefused:
     """Merge `snippet` (the new text of `path`, possibly with placeholders) into `original`.
 
-    With `region` False a block without placeholders is always the whole file.
+    With `region` False a block without placeholders is always the whole file. With a
+    `structure` of `original`, placeholders that end a block are read by it and the merge
+    must parse when the file did (see the module's docstring).
     """
     old = split_lines(original)
     new = split_lines(snippet).contents
@@ -115,10 +161,20 @@ def merge_snippet(
         kind = MergeKind.REGION
     else:
         return SnippetMerge(snippet, MergeKind.WHOLE)
-    placed = _place(old.contents, chunks)
+    placed = _place(old.contents, chunks, structure)
     if isinstance(placed, SnippetRefused):
         return placed
-    return SnippetMerge(_assemble(old, chunks, placed), kind)
+    merged = _assemble(old, chunks, placed)
+    broken = structure.breaks(merged) if structure is not None else None
+    if broken is not None:
+        return SnippetRefused(
+            SnippetRefusal.BREAKS_SYNTAX,
+            f"the merged file no longer parses (first problem at line {broken})",
+            line=broken,
+            merged=merged,
+        )
+    pinned = tuple(n for n, spot in enumerate(placed, start=1) if spot.by_structure)
+    return SnippetMerge(merged, kind, pinned)
 
 
 def _region_sized(new: Sequence[str], old: Sequence[str]) -> bool:
@@ -129,24 +185,36 @@ def _chunks(lines: Sequence[str], marks: set[int]) -> list[_Chunk]:
     chunks: list[_Chunk] = []
     current: list[str] = []
     before = False
+    deeper = False
+    mark_indent: int | None = None
     for index, line in enumerate(lines):
         if index in marks:
             if current:
-                chunks.append(_Chunk(tuple(current), before, True))
+                chunks.append(_Chunk(tuple(current), before, True, deeper))
                 current = []
-            before = True
+            before, deeper, mark_indent = True, False, _indent(line)
             continue
+        if mark_indent is not None and line.strip():
+            # The chunk's first non-blank line is shallower: the placeholder ended a block.
+            deeper = _indent(line) < mark_indent
+            mark_indent = None
         current.append(line)
     if current:
-        chunks.append(_Chunk(tuple(current), before, False))
+        chunks.append(_Chunk(tuple(current), before, False, deeper))
     return chunks
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _key(line: str) -> str:
     return line.rstrip()
 
 
-def _place(file: Sequence[str], chunks: Sequence[_Chunk]) -> list[_Placed] | SnippetRefused:
+def _place(
+    file: Sequence[str], chunks: Sequence[_Chunk], structure: BlockStructure | None
+) -> list[_Placed] | SnippetRefused:
     keys = [_key(line) for line in file]
     where: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
@@ -156,8 +224,13 @@ def _place(file: Sequence[str], chunks: Sequence[_Chunk]) -> list[_Placed] | Sni
     for number, chunk in enumerate(chunks, start=1):
         wanted = [_key(line) for line in chunk.lines]
         start, end, head_size, tail_size = 0, len(keys), 0, 0
+        pinned = False
         if chunk.after_placeholder:
             head = _anchor(keys, where, wanted, number, from_end=False)
+            if isinstance(head, SnippetRefused) and structure is not None and placed:
+                by_block = _after_block(keys, chunk, placed[-1].end, head, structure)
+                if by_block is not None:
+                    head, pinned = by_block, True
             if isinstance(head, SnippetRefused):
                 return head
             start, head_size = head
@@ -177,9 +250,44 @@ def _place(file: Sequence[str], chunks: Sequence[_Chunk]) -> list[_Placed] | Sni
                 f"chunk {number}'s anchors do not enclose one stretch after the chunk before it",
                 chunk.lines,
             )
-        placed.append(_Placed(start, end))
+        placed.append(_Placed(start, end, pinned))
         floor = end
     return placed
+
+
+def _after_block(
+    keys: Sequence[str],
+    chunk: _Chunk,
+    stretch: int,
+    refused: SnippetRefused,
+    structure: BlockStructure,
+) -> tuple[int, int] | None:
+    """Where a chunk after a block-ending placeholder starts, when the file's blocks and the
+    order of the chunks agree on one place; else None.
+
+    The placeholder's stretch starts at `stretch`. Of the places the chunk's ambiguous
+    anchor occurs, exactly one may lie at or after it (the chunks are in file order), and it
+    must lie where a block holding `stretch` ends: only blank lines between, and every line
+    of the block's rest indented deeper than the chunk's first line. A missing anchor is
+    never placed this way: placeholders in real replies often stand for several blocks at
+    once (see docs/decisions/0021), so the end of a block does not say where a new line goes.
+    """
+    if not chunk.after_block or refused.reason is not SnippetRefusal.AMBIGUOUS:
+        return None
+    later = [c for c in refused.candidates if c >= stretch]
+    if len(later) != 1:
+        return None
+    (start,) = later
+    for end in structure.block_ends(stretch):
+        after = end
+        while after < len(keys) and not keys[after].strip():
+            after += 1
+        if not stretch <= end <= start <= after < len(keys):
+            continue
+        floor = _indent(keys[after])
+        if all(not k.strip() or _indent(k) > floor for k in keys[stretch:end]):
+            return start, refused.size
+    return None
 
 
 def _anchor(
@@ -234,6 +342,7 @@ def _anchor(
         "nothing in the snippet tells the places apart",
         tuple(wanted),
         starts,
+        length,
     )
 
 

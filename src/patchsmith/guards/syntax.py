@@ -30,6 +30,7 @@ __all__ = [
     "forget_verdicts",
     "language_for",
     "parse_problems",
+    "parser_for",
     "python_error",
 ]
 
@@ -118,6 +119,12 @@ def forget_verdicts() -> None:
 
 def _digest(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
+
+
+def parser_for(path: str) -> Parser | None:
+    """A tree-sitter parser for `path` by its suffix, `None` without an installed grammar."""
+    grammar = language_for(path)
+    return _parser(grammar) if grammar is not None else None
 
 
 def parse_problems(path: str, text: str) -> ParseProblems | None:

@@ -41,6 +41,7 @@ from patchsmith.formats.script import (
 )
 from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.excerpts import masked_excerpt, nearest_paths
+from patchsmith.runtime.structure import structure_for
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace
@@ -560,7 +561,9 @@ def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int
     merged = (
         SnippetMerge(op.text, MergeKind.WHOLE)
         if explicit or not state.text
-        else merge_snippet(state.text, op.text, state.path)
+        else merge_snippet(
+            state.text, op.text, state.path, structure=structure_for(state.path, state.text)
+        )
     )
     if isinstance(merged, SnippetRefused):
         state.failed = True
@@ -571,12 +574,34 @@ def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int
         state.whole = True
     else:
         state.text = merged.text
+        if merged.by_structure:
+            chunks = ", ".join(str(n) for n in merged.by_structure)
+            note = (
+                f"snippet chunk {chunks} placed right after the block its placeholder ends "
+                "(its first lines occur elsewhere too, but nowhere else after the chunk before)"
+            )
+            run.warnings.append(ApplyWarning(WarningCode.TOLERANCE_USED, note, state.path, index))
     state.applied += 1
 
 
 def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> PatchFailure:
     assert state.text is not None
     contents = split_lines(state.text).contents
+    if refused.reason is SnippetRefusal.BREAKS_SYNTAX:
+        failure = PatchFailure(
+            code=FailureCode.SYNTAX_ERROR,
+            message=f"snippet for {state.path}: {refused.detail}",
+            file=state.path,
+            hunk=index,
+            hint=(
+                "The file parsed before and the merged snippet does not; the excerpt is the "
+                "merged text around the problem. Check the lines next to each placeholder "
+                "(or send a diff); nothing was applied."
+            ),
+            current_sha256=_sha(state),
+        )
+        at = max((refused.line or 1) - 1, 0)
+        return _with_excerpt(failure, refused.merged.splitlines(), (at, at + 1), margin=5)
     if refused.reason is SnippetRefusal.AMBIGUOUS:
         places = ", ".join(str(c + 1) for c in refused.candidates[:8])
         code = FailureCode.AMBIGUOUS_MATCH
