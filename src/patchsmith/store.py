@@ -13,6 +13,7 @@ raises `ValueError`/`RuntimeError`, and unknown errors pass through untouched.
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import sqlite3
 import time
@@ -48,6 +49,7 @@ __all__ = [
     "FileRecord",
     "GuardDecision",
     "Store",
+    "keep_open",
     "new_attempt_id",
 ]
 
@@ -426,16 +428,63 @@ def _connect(db_file: Path) -> sqlite3.Connection:
             raise
 
 
+_KEPT: dict[str, Store | None] = {}
+"""State directories whose store `keep_open` keeps connected, and that connection."""
+
+
+def _kept_key(state_dir: Path) -> str:
+    return os.path.realpath(state_dir)
+
+
+@contextmanager
+def keep_open(state_dir: Path) -> Iterator[None]:
+    """Within this block, every `Store.open(state_dir)` returns one connection.
+
+    For a long-running process (the MCP server) that records many attempts: one
+    connection, opened on first use (nothing is created before something is
+    recorded), instead of one per attempt. Closing that store does nothing until the
+    block ends. SQLite binds a connection to the thread that opened it, so use the
+    store from the thread that enters the block.
+    """
+    key = _kept_key(state_dir)
+    if key in _KEPT:
+        raise RuntimeError(f"the store in {state_dir} is already kept open")
+    _KEPT[key] = None
+    try:
+        yield
+    finally:
+        kept = _KEPT.pop(key)
+        if kept is not None:
+            kept._kept = False
+            kept.close()
+
+
 class Store:
     """An open artifact store. Use `Store.open(state_dir)`; close it, or use it in `with`."""
 
     def __init__(self, conn: sqlite3.Connection, state_dir: Path) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.state_dir = state_dir
+        self._kept = False
 
     @classmethod
     def open(cls, state_dir: Path) -> Store:
-        """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`."""
+        """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`.
+
+        Inside `keep_open(state_dir)`, the one connection kept open for it.
+        """
+        key = _kept_key(state_dir)
+        if key not in _KEPT:
+            return cls._open(state_dir)
+        kept = _KEPT[key]
+        if kept is None or kept._conn is None:
+            kept = cls._open(state_dir)
+            kept._kept = True
+            _KEPT[key] = kept
+        return kept
+
+    @classmethod
+    def _open(cls, state_dir: Path) -> Store:
         try:
             # Never through a symlink: the store holds model inputs and file contents.
             prepare_state_dir(state_dir)
@@ -451,8 +500,8 @@ class Store:
         return cls(conn, state_dir)
 
     def close(self) -> None:
-        """Close the connection; closing twice is harmless."""
-        if self._conn is not None:
+        """Close the connection; closing twice is harmless (a kept store stays open)."""
+        if self._conn is not None and not self._kept:
             self._conn.close()
             self._conn = None
 

@@ -22,6 +22,7 @@ _COMMANDS: tuple[str, ...] = (
     "show",
     "replay",
     "tools",
+    "mcp",
 )
 
 
