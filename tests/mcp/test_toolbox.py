@@ -432,6 +432,7 @@ class TestUndo:
         assert APP == (repo / "app.py").read_bytes()
 
         assert first.content["attempt_id"] != second.content["attempt_id"]
+        assert first.text.startswith("Undone: app.py is again as it was before attempt a-")
         assert ["RECORD_NOT_FOUND"] == codes(call(box, "undo_edit", path="app.py"))
         kinds = [a["kind"] for a in call(box, "log").content["attempts"]]  # type: ignore[union-attr]
         assert ["write", "write", "apply", "apply"] == kinds
@@ -490,6 +491,7 @@ class TestUndo:
         assert not result.is_error
         assert APP == (repo / "app.py").read_bytes()
         assert not (repo / ".patchsmith").exists()
+        assert "before its last edit" in result.text
 
     def test_history_forgotten_when_the_record_disagrees(
         self, repo: Path, box: Toolbox, monkeypatch: pytest.MonkeyPatch

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -406,7 +406,12 @@ class Toolbox:
         if report.written:
             self.history.pop(key)
         undone: dict[str, object] = {"undone_attempt_id": snapshot.attempt_id}
-        return from_report(report, extra=undone)
+        result = from_report(report, extra=undone)
+        if not report.written:
+            return result
+        which = f"attempt {snapshot.attempt_id}" if snapshot.attempt_id else "its last edit"
+        lead = f"Undone: {relative} is again as it was before {which}.\n\n"
+        return replace(result, text=lead + result.text)
 
     def _edit(self, paths: tuple[str, ...], run: Callable[[], ApplyReport]) -> ApplyReport:
         """Run an edit, remembering each file it wrote as it was before (for `undo_edit`)."""
