@@ -28,6 +28,7 @@ import argparse
 import datetime
 import difflib
 import gzip
+import hashlib
 import json
 import re
 import shutil
@@ -46,11 +47,14 @@ SECRET = "AKIA" + "QWERTYUIOPASDFGH"
 sys.path.insert(0, str(ROOT / "src"))
 
 from patchsmith.api import apply  # noqa: E402
+from patchsmith.direct import write_file  # noqa: E402
 from patchsmith.engine.excerpt import line_similarity  # noqa: E402
 from patchsmith.errors import PatchFailure  # noqa: E402
 
 _NUMBERED = re.compile(r"^\s*(\d+) \| (.*)$")
 _HUNK = re.compile(r"^@@", re.MULTILINE)
+_PLACE = re.compile(r"^-- place \d+ of \d+")
+_OLD_START = re.compile(r"^@@ -(\d+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Tally:
     refused: int = 0
     covered: int = 0
     repaired: int = 0
+    unrepairable: int = 0
     secret_excerpts: int = 0
     secret_visible: int = 0
 
@@ -110,13 +115,23 @@ def intended_lines(before: str, after: str) -> set[int]:
 
 
 def excerpt_lines(failure: PatchFailure) -> dict[int, str]:
-    """The numbered lines an excerpt shows."""
+    """The numbered lines an excerpt shows (every place of it together)."""
     shown: dict[int, str] = {}
+    for place in excerpt_places(failure):
+        shown.update(place)
+    return shown
+
+
+def excerpt_places(failure: PatchFailure) -> list[dict[int, str]]:
+    """The numbered lines of each place an excerpt shows (one place unless it lists several)."""
+    places: list[dict[int, str]] = [{}]
     for line in (failure.excerpt or "").splitlines():
+        if _PLACE.match(line) and places[-1]:
+            places.append({})
         match = _NUMBERED.match(line)
         if match:
-            shown[int(match.group(1))] = match.group(2)
-    return shown
+            places[-1][int(match.group(1))] = match.group(2)
+    return places
 
 
 def _hunk_body(patch: str) -> list[str]:
@@ -132,13 +147,61 @@ def _hunk_body(patch: str) -> list[str]:
     return body
 
 
-def rebuild(case: Case, shown: dict[int, str]) -> str | None:
-    """The scripted model: the hunk rebuilt against the excerpt's lines, or None if it cannot."""
+def rebuild(case: Case, places: Sequence[dict[int, str]]) -> str | None:
+    """The scripted model: the hunk rebuilt against one place the excerpt shows, or None.
+
+    Lines of two places are never mixed: the model takes the place its old lines align
+    with best, and between places that align about equally well, the one nearest the
+    line number its own hunk header gave (what a model that wrote the hunk knows).
+    """
     body = _hunk_body(case.patch)
+    header = _OLD_START.search(case.patch)
+    said = int(header.group(1)) if header else 0
+    best: tuple[float, dict[int, int], dict[int, str]] | None = None
+    for place in places:
+        if not place:
+            continue
+        total, aligned = _align(body, place)
+        if not aligned:
+            continue
+        if (
+            best is None
+            or total > best[0] + _NEAR_TIE
+            or (
+                abs(total - best[0]) <= _NEAR_TIE
+                and abs(min(place) - said) < abs(min(best[2]) - said)
+            )
+        ):
+            best = (total, aligned, place)
+    if best is None:
+        return None
+    _, aligned, place = best
+    numbers = sorted(place)
+    texts = [place[n] for n in numbers]
+    out: list[str] = []
+    for k, line in enumerate(body):
+        op = line[:1] or " "
+        if op == "+":
+            out.append(line)
+        elif k in aligned:
+            out.append(op + texts[aligned[k]])
+        elif not line[1:].strip():
+            out.append(op)  # a blank line it remembers stays (blank lines carry no score)
+        elif op == "-":
+            return None  # a line it must remove is not in the excerpt
+    first = numbers[min(aligned.values())]
+    head = f"--- a/{case.path}\n+++ b/{case.path}\n@@ -{first} +{first} @@\n"
+    return head + "\n".join(out) + "\n"
+
+
+_NEAR_TIE = 0.25
+"""Alignment totals closer than this (a quarter of one line's similarity) are a tie."""
+
+
+def _align(body: Sequence[str], place: dict[int, str]) -> tuple[float, dict[int, int]]:
+    """In-order alignment of the hunk's old lines with one place, maximising total similarity."""
     old = [(k, x[1:]) for k, x in enumerate(body) if x[:1] in (" ", "-", "")]
-    numbers = sorted(shown)
-    texts = [shown[n] for n in numbers]
-    # In-order alignment of the old lines with the excerpt, maximising total similarity.
+    texts = [place[n] for n in sorted(place)]
     m, w = len(old), len(texts)
     score = [[0.0] * (w + 1) for _ in range(m + 1)]
     for a in range(m - 1, -1, -1):
@@ -157,22 +220,7 @@ def rebuild(case: Case, shown: dict[int, str]) -> str | None:
             a += 1
         else:
             b += 1
-    out: list[str] = []
-    for k, line in enumerate(body):
-        op = line[:1] or " "
-        if op == "+":
-            out.append(line)
-        elif k in aligned:
-            out.append(op + texts[aligned[k]])
-        elif not line[1:].strip():
-            out.append(op)  # a blank line it remembers stays (blank lines carry no score)
-        elif op == "-":
-            return None  # a line it must remove is not in the excerpt
-    if not aligned:
-        return None
-    first = numbers[min(aligned.values())]
-    header = f"--- a/{case.path}\n+++ b/{case.path}\n@@ -{first} +{first} @@\n"
-    return header + "\n".join(out) + "\n"
+    return score[0][0], aligned
 
 
 def run(case: Case, tally: Tally, *, plant_secret: bool) -> None:
@@ -199,19 +247,32 @@ def run(case: Case, tally: Tally, *, plant_secret: bool) -> None:
             tally.applied_wrong += target.read_text(encoding="utf-8") != after
             return
         tally.refused += 1
+        tally.unrepairable += not _expected_accepted(root, case.path, before, after)
         failure = next((f for f in report.errors if f.file == case.path), None)
         if failure is None:
             return
         shown = excerpt_lines(failure)
         if intended_lines(before, after) <= set(shown):
             tally.covered += 1
-        retry = rebuild(case, shown)
+        retry = rebuild(case, excerpt_places(failure))
         if retry is None:
             return
         again = apply(retry, root, record=False)
         tally.repaired += again.ok and target.read_text(encoding="utf-8") == after
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _expected_accepted(root: Path, path: str, before: str, after: str) -> bool:
+    """True when patchsmith would write the intended result itself (a hash-checked full write).
+
+    When it would not (the workspace's file already fails to parse and the guard counts the
+    edit's result as worse, or the workspace's policy file cannot be read), no reply of any
+    model can succeed: such refusals are counted apart.
+    """
+    sha = hashlib.sha256(before.encode("utf-8")).hexdigest()
+    report = write_file(root, path, after, sha, "repair benchmark", check=True, record=False)
+    return report.ok
 
 
 def _insert_line(text: str, number: int, line: str) -> str:
@@ -240,6 +301,10 @@ def report(tally: Tally, corpus: str) -> list[str]:
         f"{_pct(tally.covered, tally.refused)} |",
         f"| refusals repaired in one scripted round | {tally.repaired} | "
         f"{_pct(tally.repaired, tally.refused)} |",
+        f"| refusals no reply can repair (patchsmith refuses the intended result itself) | "
+        f"{tally.unrepairable} | {_pct(tally.unrepairable, tally.refused)} |",
+        f"| repairable refusals repaired in one scripted round | {tally.repaired} | "
+        f"{_pct(tally.repaired, tally.refused - tally.unrepairable)} |",
         f"| excerpts next to a planted credential | {tally.secret_excerpts} | |",
         f"| ... showing it unmasked | {tally.secret_visible} | "
         f"{_pct(tally.secret_visible, tally.secret_excerpts)} |",

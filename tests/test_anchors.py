@@ -140,3 +140,62 @@ class TestTolerances:
         assert "refused" == strict_out["status"]
         assert "partial_context" == loose_out["files"][0]["placements"][0]["tolerance"]
         assert "TOLERANCE_USED" == loose_out["warnings"][0]["code"]
+
+
+class TestProposeWarnings:
+    LOOSE = "--- a/m.py\n+++ b/m.py\n@@\n a = 1\n b = 20\n c = 3\n-d = 4\n+d = 40\n e = 5\n"
+
+    def _proposal(self) -> dict[str, object]:
+        return {
+            "proposal_id": "p-warn",
+            "run_id": "r-warn",
+            "attempt_no": 1,
+            "strategy": "UNIFIED_DIFF",
+            "objective": "bump d",
+            "expected_files": ["m.py"],
+            "operations": [{"type": "patch", "format": "udiff", "text": self.LOOSE}],
+        }
+
+    def test_propose_carries_the_warnings_apply_reports(self, tmp_path: Path) -> None:
+        """A proposal whose patch needed a tolerance says so, as `apply` does."""
+        from patchsmith import propose
+
+        root = _root(tmp_path, "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n")
+
+        report = propose(self._proposal(), root, record=False)
+
+        assert ApplyStatus.APPLIED == report.status
+        assert [WarningCode.TOLERANCE_USED] == [w.code for w in report.warnings]
+        assert "partial_context" == report.files[0].placements[0].tolerance
+        assert "d = 40\n" in (root / "m.py").read_text(encoding="utf-8")
+
+    def test_refused_proposal_keeps_the_warnings(self, tmp_path: Path) -> None:
+        """A proposal refused after staging (here by its expected_files) still names them."""
+        from patchsmith import propose
+
+        root = _root(tmp_path, "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n")
+        proposal = self._proposal()
+        proposal["operations"] = [
+            *proposal["operations"],  # type: ignore[misc]
+            {"type": "direct_write", "path": "other.txt", "content": "x\n", "allow_create": True},
+        ]
+
+        report = propose(proposal, root, record=False)
+
+        assert ApplyStatus.REFUSED == report.status
+        assert [WarningCode.TOLERANCE_USED] == [w.code for w in report.warnings]
+        assert "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n" == (root / "m.py").read_text(encoding="utf-8")
+
+    def test_cli_propose_json_has_warnings(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`patchsmith propose --json` prints the same warnings."""
+        root = _root(tmp_path, "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n")
+        path = tmp_path / "proposal.json"
+        path.write_text(json.dumps(self._proposal()), encoding="utf-8")
+
+        code = main(["propose", str(path), "-C", str(root), "--json", "--check"])
+        out = json.loads(capsys.readouterr().out)
+
+        assert 0 == code
+        assert ["TOLERANCE_USED"] == [w["code"] for w in out["warnings"]]

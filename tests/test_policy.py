@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +197,16 @@ class TestLoadPolicy:
         assert FailureCode.INVALID_POLICY == failure.code
         assert needle in failure.message
         assert "patchsmith.toml" == failure.file
+
+    def test_broken_toml_shows_the_lines_around_the_error(self, tmp_path: Path) -> None:
+        """A file that is not TOML comes back with its lines around the error and its hash."""
+        text = "".join(f"# line {n}\n" for n in range(1, 30)) + "[policy\nmax_files = 3\n"
+        (tmp_path / "patchsmith.toml").write_text(text, encoding="utf-8")
+
+        failure = load_policy(tmp_path)
+
+        assert isinstance(failure, PatchFailure)
+        assert failure.excerpt is not None
+        assert "30 | [policy" in failure.excerpt
+        assert "1 | # line 1" not in failure.excerpt
+        assert hashlib.sha256(text.encode()).hexdigest() == failure.current_sha256

@@ -9,8 +9,11 @@ names them, so they can be reported.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -262,9 +265,13 @@ def load_policy(root: str | Path) -> Policy | PatchFailure:
 
 def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
     try:
-        data: object = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         return _invalid(path, f"cannot read {path.name}: {exc}")
+    try:
+        data: object = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return _unparsable(path, text, exc)
     where = f"{path.name} [{'.'.join(keys)}]"
     for key in keys:
         if not isinstance(data, Mapping):
@@ -280,6 +287,27 @@ def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
             for error in exc.errors(include_url=False)
         )
         return _invalid(path, f"invalid policy in {where}: {problems}")
+
+
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+def _unparsable(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> PatchFailure:
+    """INVALID_POLICY for a file that is not TOML, with the lines around the error."""
+    # Deferred: the excerpt masks secrets, which loads the secret scanner.
+    from patchsmith.runtime.excerpts import masked_excerpt
+
+    failure = replace(
+        _invalid(path, f"cannot read {path.name}: {exc}"),
+        hint=f"fix the TOML of {path.name} around the excerpt; docs/policy.md lists every key",
+        current_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+    found = _TOML_LINE.search(str(exc))
+    contents = text.splitlines()
+    if found is None or not contents:
+        return failure
+    at = min(max(int(found.group(1)) - 1, 0), len(contents) - 1)
+    return replace(failure, excerpt=masked_excerpt(path.name, contents, (at, at + 1)))
 
 
 def _invalid(path: Path, message: str) -> PatchFailure:

@@ -56,7 +56,7 @@ from patchsmith.proposal import (
     strategy_mismatches,
     unsupported_operations,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -148,7 +148,7 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files, staged.notes)
+        template = _with_files(template, staged.files, staged.notes, staged.warnings)
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -191,11 +191,15 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
         check=template.check,
         preconditions=template.preconditions,
         notes=template.notes,
+        warnings=template.warnings,
     )
 
 
 def _with_files(
-    template: ApplyReport, files: tuple[FileReport, ...], notes: tuple[str, ...] = ()
+    template: ApplyReport,
+    files: tuple[FileReport, ...],
+    notes: tuple[str, ...] = (),
+    warnings: tuple[ApplyWarning, ...] = (),
 ) -> ApplyReport:
     return ApplyReport(
         template.status,
@@ -203,6 +207,7 @@ def _with_files(
         check=template.check,
         preconditions=template.preconditions,
         notes=(*template.notes, *notes),
+        warnings=(*template.warnings, *warnings),
     )
 
 
@@ -249,6 +254,8 @@ class _Staged:
     expected: dict[str, str]
     modes_in_place: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[ApplyWarning, ...] = ()
+    """Placement and tolerance warnings of the patch operations, as `apply` reports them."""
 
 
 def _stage(
@@ -265,6 +272,7 @@ def _stage(
     failures: list[PatchFailure] = []
     expected: dict[str, str] = {}
     modes_in_place: tuple[str, ...] = ()
+    warnings: tuple[ApplyWarning, ...] = ()
     if script.edits or script.problems:
         plan = stage_script(
             script,
@@ -287,6 +295,7 @@ def _stage(
         )
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
+        warnings = plan.warnings
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
             recipe_files, recipe_failures = _stage_recipe(
@@ -316,7 +325,7 @@ def _stage(
         (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
     ]
     if failures or not commands:
-        return _Staged(tuple(files), tuple(failures), expected, modes_in_place)
+        return _Staged(tuple(files), tuple(failures), expected, modes_in_place, (), warnings)
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
     ran = stage_commands(
@@ -326,7 +335,9 @@ def _stage(
         policy=rules,
         forbidden=proposal.forbidden_files,
     )
-    return _Staged((*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes)
+    return _Staged(
+        (*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes, warnings
+    )
 
 
 def _numbered(index: int, failure: PatchFailure) -> PatchFailure:

@@ -99,3 +99,26 @@ class TestSyntaxGuard:
         assert problems is not None
         assert problems.count >= 1
         assert problems.first_line is not None
+
+
+class TestExcerptNearTheEdit:
+    def test_broken_file_shows_the_error_nearest_the_edit(self) -> None:
+        """In a file broken at its top, the excerpt is about the edit, not the old error."""
+        body = "".join(f"const v{n} = {n};\n" for n in range(60))
+        old = "function f( {\n" + body + "function g(x) {\n  return x;\n}\n"
+        new = old.replace("  return x;\n", "  return x +;\n")
+
+        failures = SyntaxGuard().check([update("a.js", old, new)], context())
+
+        assert [FailureCode.SYNTAX_ERROR] == [f.code for f in failures]
+        excerpt = failures[0].excerpt
+        assert excerpt is not None
+        assert "return x +;" in excerpt
+        assert "function f( {" not in excerpt
+
+    def test_problem_lines_are_listed(self) -> None:
+        """`parse_problems` lists every line where a problem starts."""
+        problems = parse_problems("a.js", "let a = ;\nlet b = 1;\nlet c = ;\n")
+
+        assert problems is not None
+        assert (1, 3) == problems.lines

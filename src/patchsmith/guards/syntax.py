@@ -64,6 +64,8 @@ class ParseProblems:
     missing: int = 0
     first_line: int | None = None
     """1-based line of the first problem, when there is one."""
+    lines: tuple[int, ...] = ()
+    """1-based lines where problems start, sorted, each once."""
 
     @property
     def count(self) -> int:
@@ -84,7 +86,8 @@ def parse_problems(path: str, text: str) -> ParseProblems | None:
     tree = parser.parse(text.encode("utf-8", "surrogatepass"))
     if not tree.root_node.has_error:
         return ParseProblems()
-    return ParseProblems(*_count(tree.root_node))
+    errors, missing, lines = _count(tree.root_node)
+    return ParseProblems(errors, missing, lines[0] if lines else None, lines)
 
 
 def python_error(text: str) -> str | None:
@@ -100,9 +103,9 @@ def python_error(text: str) -> str | None:
     return None
 
 
-def _count(root: Node) -> tuple[int, int, int | None]:
+def _count(root: Node) -> tuple[int, int, tuple[int, ...]]:
     errors = missing = 0
-    first: int | None = None
+    lines: set[int] = set()
     stack = [root]
     while stack:
         node = stack.pop()
@@ -111,11 +114,10 @@ def _count(root: Node) -> tuple[int, int, int | None]:
                 errors += 1
             else:
                 missing += 1
-            line = node.start_point[0] + 1
-            first = line if first is None else min(first, line)
+            lines.add(node.start_point[0] + 1)
         # only subtrees that contain a problem are worth walking
         stack.extend(child for child in node.children if child.has_error or child.is_missing)
-    return errors, missing, first
+    return errors, missing, tuple(sorted(lines))
 
 
 @cache
@@ -188,7 +190,12 @@ class SyntaxGuard(Guard):
             f"{change.path}: {after.count - before.count} new syntax error(s){where}",
             hint="check brackets, quotes and indentation around the edit",
         )
-        return self._with_new_text(failure, change.path, new, after.first_line)
+        line = after.first_line
+        if before.count and after.lines and old is not None:
+            # The file was broken before: its first problem is old news; the one nearest
+            # the edit is the one to show.
+            line = _nearest(after.lines, _changed_span(old, new))
+        return self._with_new_text(failure, change.path, new, line)
 
     @staticmethod
     def _with_new_text(
@@ -209,6 +216,24 @@ class SyntaxGuard(Guard):
 
 
 _LINE = re.compile(r"\bline (\d+)")
+
+
+def _changed_span(old: str, new: str) -> tuple[int, int]:
+    """1-based first and last line of `new` that differ from `old` (by common ends)."""
+    a, b = old.splitlines(), new.splitlines()
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head + 1, max(len(b) - tail, head + 1)
+
+
+def _nearest(lines: Sequence[int], span: tuple[int, int]) -> int:
+    """The line of `lines` nearest the span (one inside it first)."""
+    low, high = span
+    return min(lines, key=lambda n: (max(low - n, n - high, 0), n))
 
 
 def _line_of(message: str) -> int | None:
