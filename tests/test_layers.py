@@ -36,7 +36,7 @@ def _layer(module: str) -> str:
         "evidence",
     ):
         return "runtime"
-    if first in ("api", "propose", "direct", "codemod", "commands", "verify"):
+    if first in ("api", "propose", "direct", "codemod", "commands", "verify", "fleet"):
         return "workflows"
     return "interfaces"  # cli, the package façade
 

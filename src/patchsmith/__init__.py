@@ -39,6 +39,7 @@ from patchsmith.report import (
 if TYPE_CHECKING:
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
+    from patchsmith.fleet import FleetSummary, fleet_report, run_fleet
     from patchsmith.formats.tools import (
         ToolDefinition,
         ToolFlavor,
@@ -61,6 +62,7 @@ __all__ = [
     "FileEdit",
     "FileReport",
     "FileView",
+    "FleetSummary",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
@@ -80,11 +82,13 @@ __all__ = [
     "apply_hunks",
     "apply_hunks_strict",
     "find_diffs",
+    "fleet_report",
     "format_prompt",
     "parse_edits",
     "propose",
     "read_file",
     "run_command",
+    "run_fleet",
     "run_recipe",
     "tool_definitions",
     "verify",
@@ -106,6 +110,9 @@ _LAZY = {
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
     "run_command": "patchsmith.commands.run",
+    "FleetSummary": "patchsmith.fleet",
+    "fleet_report": "patchsmith.fleet",
+    "run_fleet": "patchsmith.fleet",
 }
 
 

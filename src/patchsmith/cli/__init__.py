@@ -15,6 +15,7 @@ _COMMANDS: tuple[str, ...] = (
     "apply",
     "propose",
     "recipe",
+    "fleet",
     "run_command",
     "verify",
     "schema",

@@ -117,7 +117,9 @@ def scan(
             "the ast-grep executable was not found",
             "install patchsmith with its dependencies (the ast-grep-cli wheel provides it)",
         )
-    inline = "---\n".join(yaml.safe_dump(rule, sort_keys=False) for rule in rules)
+    # libyaml's emitter when present: the pure-Python one costs more than the scan itself
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    inline = "---\n".join(yaml.dump(rule, Dumper=dumper, sort_keys=False) for rule in rules)
     found: list[AstGrepMatch] = []
     for chunk in _chunks(files, FILES_PER_CALL):
         argv = [binary, "scan", "--inline-rules", inline, "--json=stream", *_NO_IGNORE]
