@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.pipeline.freeze import FrozenCandidate, freeze
+    from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
+    from patchsmith.pipeline.revert import revert
     from patchsmith.policy import Policy
     from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
@@ -63,9 +66,13 @@ __all__ = [
     "FileReport",
     "FileView",
     "FleetSummary",
+    "FrozenCandidate",
+    "HookVerdict",
     "HunkOutcome",
     "HunkPlacement",
     "HunkResult",
+    "JudgeRequest",
+    "Judgement",
     "Mode",
     "PartialApplyError",
     "PatchFailure",
@@ -84,9 +91,12 @@ __all__ = [
     "find_diffs",
     "fleet_report",
     "format_prompt",
+    "freeze",
+    "judge",
     "parse_edits",
     "propose",
     "read_file",
+    "revert",
     "run_command",
     "run_fleet",
     "run_recipe",
@@ -110,6 +120,13 @@ _LAZY = {
     "format_prompt": "patchsmith.formats.tools",
     "tool_definitions": "patchsmith.formats.tools",
     "run_command": "patchsmith.commands.run",
+    "FrozenCandidate": "patchsmith.pipeline.freeze",
+    "freeze": "patchsmith.pipeline.freeze",
+    "HookVerdict": "patchsmith.pipeline.judge",
+    "JudgeRequest": "patchsmith.pipeline.judge",
+    "Judgement": "patchsmith.pipeline.judge",
+    "judge": "patchsmith.pipeline.judge",
+    "revert": "patchsmith.pipeline.revert",
     "FleetSummary": "patchsmith.fleet",
     "fleet_report": "patchsmith.fleet",
     "run_fleet": "patchsmith.fleet",

@@ -74,6 +74,7 @@ class AttemptKind(StrEnum):
     PROPOSE = "propose"
     WRITE = "write"
     RECIPE = "recipe"
+    REVERT = "revert"
 
 
 class AttemptStatus(StrEnum):
@@ -343,11 +344,29 @@ def _migration_3_evidence(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migration_4_judgements(conn: sqlite3.Connection) -> None:
+    # One row per judgement of an attempt or a run: the score and verdict to query, and
+    # the rubric (and the caller's hook verdict) as JSON, as `patchsmith judge` printed it.
+    conn.execute(
+        """CREATE TABLE judgements (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subject TEXT NOT NULL,
+            subject_kind TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            score REAL NOT NULL,
+            verdict TEXT NOT NULL,
+            judgement_json TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX judgements_by_subject ON judgements (subject, id)")
+
+
 _Migration = Callable[[sqlite3.Connection], None]
 _MIGRATIONS: tuple[_Migration, ...] = (
     _migration_1_attempts,
     _migration_2_runs_proposals_moves,
     _migration_3_evidence,
+    _migration_4_judgements,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this patchsmith writes."""
@@ -711,6 +730,52 @@ class Store:
                 if rec.files and all(_still(f, current_sha256) for f in rec.files):
                     return rec
         return None
+
+    def run_attempts(self, run_id: str) -> list[AttemptRecord]:
+        """Every attempt recorded under `run_id`, oldest first."""
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts WHERE run_id = ? ORDER BY created_at, id", (run_id,)
+            ).fetchall()
+            return [_load(conn, str(r[0])) for r in rows]
+
+    def applied_since(self, created_at: str) -> list[AttemptRecord]:
+        """Attempts that wrote files (applied, partial) at or after `created_at`, oldest first."""
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id FROM attempts WHERE created_at >= ? AND status IN (?, ?)"
+                " ORDER BY created_at, id",
+                (created_at, AttemptStatus.APPLIED.value, AttemptStatus.PARTIAL.value),
+            ).fetchall()
+            return [_load(conn, str(r[0])) for r in rows]
+
+    def record_judgement(
+        self, subject: str, subject_kind: str, score: float, verdict: str, judgement_json: str
+    ) -> int:
+        """Insert one judgement of an attempt or a run; return its number."""
+        with self._transaction("cannot record the judgement", write=True) as conn:
+            cursor = conn.execute(
+                "INSERT INTO judgements (subject, subject_kind, created_at, score, verdict,"
+                " judgement_json) VALUES (?, ?, ?, ?, ?, ?)",
+                (subject, subject_kind, _utc_now(), score, verdict, judgement_json),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def judgements(self, subject: str) -> list[tuple[int, str, str]]:
+        """`(number, created_at, judgement_json)` of each judgement of `subject`, oldest first."""
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(
+                "SELECT id, created_at, judgement_json FROM judgements WHERE subject = ?"
+                " ORDER BY id",
+                (subject,),
+            ).fetchall()
+            return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _fresh_id(conn: sqlite3.Connection) -> str:

@@ -23,6 +23,9 @@ _COMMANDS: tuple[str, ...] = (
     "show",
     "replay",
     "tools",
+    "judge",
+    "freeze",
+    "revert",
     "mcp",
 )
 

@@ -21,7 +21,7 @@ from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
 
-__all__ = ["CONTEXT_LINES", "render_git_diff", "render_git_diff_bytes"]
+__all__ = ["CONTEXT_LINES", "diff_header", "render_git_diff", "render_git_diff_bytes"]
 
 CONTEXT_LINES = 3
 _NULL_OID = "0" * 7
@@ -183,10 +183,15 @@ def _index_line(change: FileChange, mode_suffix: bool) -> bytes:
     return line + b"\n"
 
 
+def diff_header(old_name: str, new_name: str) -> bytes:
+    """The `diff --git` line that opens the section of a change from `old_name` to `new_name`."""
+    return b"diff --git %s %s\n" % (_prefixed("a/", old_name), _prefixed("b/", new_name))
+
+
 def _file_diff(change: FileChange) -> bytes:
     new_name = change.path
     old_name = change.old_path if change.old_path is not None else change.path
-    header = b"diff --git %s %s\n" % (_prefixed("a/", old_name), _prefixed("b/", new_name))
+    header = diff_header(old_name, new_name)
     meta = bytearray()
     if change.action is Action.CREATE:
         meta += b"new file mode %s\n" % _git_mode(change.new_mode)
