@@ -53,6 +53,7 @@ __all__ = [
     "RunRecord",
     "RunTurnRecord",
     "Store",
+    "keep_open",
     "new_attempt_id",
 ]
 
@@ -592,6 +593,30 @@ def _file_id(path: Path) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
+_KEPT_OPEN: set[str] = set()
+"""State directories (real paths) whose `Store.open` answers with `Store.shared`."""
+
+
+@contextmanager
+def keep_open(state_dir: Path) -> Iterator[None]:
+    """Within this block, `Store.open(state_dir)` uses this thread's shared connection.
+
+    For a long-running process (the MCP server) that records many attempts and reads
+    the log: one connection, opened on first use (nothing is created before something
+    is recorded), closed when the block ends. SQLite binds a connection to the thread
+    that opened it, so use the store from the thread that enters the block.
+    """
+    key = os.path.realpath(state_dir)
+    if key in _KEPT_OPEN:
+        raise RuntimeError(f"the store in {state_dir} is already kept open")
+    _KEPT_OPEN.add(key)
+    try:
+        yield
+    finally:
+        _KEPT_OPEN.discard(key)
+        Store.close_shared()
+
+
 class Store:
     """An open artifact store. Use `Store.open(state_dir)`; close it, or use it in `with`."""
 
@@ -603,6 +628,8 @@ class Store:
     @classmethod
     def open(cls, state_dir: Path) -> Store:
         """Open (creating on first use) the store in `state_dir`, migrated to `SCHEMA_VERSION`."""
+        if _KEPT_OPEN and os.path.realpath(state_dir) in _KEPT_OPEN:
+            return cls.shared(state_dir)
         _check_state_dir(state_dir)
         with _mapped_errors(f"cannot open the store in {state_dir}"):
             conn = _connect(state_dir / DB_FILE_NAME)

@@ -28,6 +28,7 @@ _COMMANDS: tuple[str, ...] = (
     "judge",
     "freeze",
     "revert",
+    "mcp",
 )
 
 

@@ -1,0 +1,7 @@
+"""`python -m patchsmith`: the `patchsmith` command."""
+
+import sys
+
+from patchsmith.cli import main
+
+sys.exit(main())

@@ -1,0 +1,192 @@
+"""The MCP server: `Toolbox` behind the official `mcp` SDK, over stdio or streamable HTTP.
+
+Only this module imports the SDK, and only `patchsmith mcp` imports this module, so
+`import patchsmith` and every other command never load it (docs/decisions/0020).
+The SDK's low-level `Server` is used rather than its decorator framework: the input
+schemas are the argument models' own, and a bad argument comes back as a
+PatchFailure-shaped result the model can read, not as a protocol error.
+
+Every tool call runs on one worker thread, one at a time: edits to one workspace are
+serialised anyway, and the one store connection the process keeps (SQLite binds a
+connection to its thread) is opened and used there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+
+from patchsmith.mcp.results import ToolResult
+from patchsmith.mcp.toolbox import Toolbox, ToolSpec
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+__all__ = ["INSTRUCTIONS", "Transport", "build_server", "serve"]
+
+INSTRUCTIONS = (
+    "patchsmith edits this workspace as transactions: every edit is located by content, "
+    "guarded, written all or nothing and recorded. Read a file first (read_file or view), "
+    "then edit it (str_replace, insert, create, write_file, or apply for a diff or any other "
+    "format). A refused edit changes nothing: the result names the problem and shows the "
+    "file's real lines; resend the edit against them. undo_edit takes back your last edit "
+    "of a file; verify runs the workspace's checks."
+)
+"""What the server tells a client about itself when it connects."""
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class Transport(StrEnum):
+    """How the server talks to its client."""
+
+    STDIO = "stdio"
+    """One client, which started the server, over the server's stdin and stdout."""
+    HTTP = "http"
+    """Streamable HTTP at `http://HOST:PORT/mcp`."""
+
+
+class _Worker:
+    """One thread that runs every tool call, holding the process's one store connection."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patchsmith-mcp")
+        self._stack = ExitStack()
+        self._executor.submit(self._stack.enter_context, toolbox.keep_store_open()).result()
+
+    async def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        future = self._executor.submit(self.toolbox.call, name, arguments)
+        return await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        self._executor.submit(self._stack.close).result()
+        self._executor.shutdown()
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=spec.read_only,
+            destructive_hint=False,
+            open_world_hint=False,
+        ),
+    )
+
+
+def build_server(worker: _Worker) -> Server[Any]:
+    """The SDK server listing the toolbox's tools and forwarding each call to the worker."""
+    from patchsmith import __version__
+
+    tools = [_tool(spec) for spec in worker.toolbox.tools()]
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        result = await worker.call(params.name, params.arguments)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.text)],
+            structured_content=result.content,
+            is_error=result.is_error,
+        )
+
+    return Server(
+        "patchsmith",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve(
+    toolbox: Toolbox,
+    *,
+    transport: Transport = Transport.STDIO,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    announce: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Serve `toolbox` until the client goes away (stdio) or the process is stopped (HTTP).
+
+    For HTTP, `port` 0 picks a free port; `announce` is called with the URL once the
+    socket listens (connections wait until the server accepts them), and setting `stop`
+    shuts the server down (for a server run on a thread of a larger program).
+    """
+    worker = _Worker(toolbox)
+    try:
+        server = build_server(worker)
+        if transport is Transport.STDIO:
+            asyncio.run(_serve_stdio(server))
+        else:
+            asyncio.run(_serve_http(server, host, port, announce or _stderr, stop))
+    finally:
+        worker.close()
+
+
+async def _serve_stdio(server: Server[Any]) -> None:  # pragma: no cover - a subprocess in tests
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def _serve_http(
+    server: Server[Any],
+    host: str,
+    port: int,
+    announce: Callable[[str], None],
+    stop: threading.Event | None,
+) -> None:
+    import uvicorn
+
+    # Below localhost the SDK turns on DNS-rebinding protection (Host and Origin checked).
+    app: Starlette = server.streamable_http_app(host=host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    if host not in _LOOPBACK:
+        _stderr(f"warning: {host} is not a loopback address: whoever reaches it can edit files")
+    http = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    announce(f"http://{shown}:{bound}/mcp")
+    watcher = asyncio.create_task(_stop_when(stop, http)) if stop is not None else None
+    try:
+        await http.serve(sockets=[sock])
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+
+
+async def _stop_when(stop: threading.Event, http: Any) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(0.05)
+    http.should_exit = True
+
+
+def _stderr(message: str) -> None:
+    sys.stderr.write(f"patchsmith mcp: {message}\n")
+    sys.stderr.flush()

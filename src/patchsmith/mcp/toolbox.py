@@ -1,0 +1,760 @@
+"""`Toolbox`: the MCP tools as plain functions on one workspace, without the SDK.
+
+The server (`patchsmith.mcp.server`) only lists `Toolbox.tools()` and forwards each
+call to `Toolbox.call(name, arguments)`; everything a tool does is here, testable
+without a client. The root, the policy, the recording choice, the workspace prefix
+and the verification profiles are fixed when the toolbox is made: no argument can
+widen them. Every edit goes through the library (`apply`, `write_file`, `propose`,
+`run_recipe`), so through the usual transaction, guards and audit store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.formats.script import Action, EditFormat
+from patchsmith.mcp.arguments import (
+    ApplyArgs,
+    CreateArgs,
+    EditorArgs,
+    InsertArgs,
+    LogArgs,
+    ProposeArgs,
+    ReadFileArgs,
+    RunRecipeArgs,
+    ShowArgs,
+    StrReplaceArgs,
+    ToolArgs,
+    UndoEditArgs,
+    VerifyArgs,
+    ViewArgs,
+    WriteFileArgs,
+    input_schema,
+)
+from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
+from patchsmith.mcp.paths import ROOT, map_path
+from patchsmith.mcp.results import ToolResult, failed, from_report
+from patchsmith.policy import Policy, load_policy
+from patchsmith.report import ApplyReport
+from patchsmith.runtime.paths import STATE_DIR_NAME
+from patchsmith.runtime.textfile import TextFile
+from patchsmith.runtime.workspace import Workspace
+from patchsmith.store import DB_FILE_NAME, Store, keep_open
+from patchsmith.verify.profiles import ProfileSet, load_profiles
+
+__all__ = ["DEFAULT_PREFIX", "ToolSpec", "Toolbox"]
+
+DEFAULT_PREFIX = "/workspace"
+"""The absolute directory editor-tool clients use for the workspace root."""
+
+MAX_LISTED = 1000
+"""`view` of a directory lists at most this many entries."""
+
+_LIST_DEPTH = 2
+_AMBIGUOUS_LIMIT = 20
+
+_A = TypeVar("_A", bound=ToolArgs)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, what it does, and the model of its arguments."""
+
+    name: str
+    description: str
+    arguments: type[ToolArgs]
+    read_only: bool = False
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return input_schema(self.arguments)
+
+
+class _Refused(Exception):
+    """Raised inside a tool to answer with these failures (caught in `Toolbox.call`)."""
+
+    def __init__(self, *failures: PatchFailure) -> None:
+        super().__init__(failures[0].message if failures else "refused")
+        self.failures = failures
+
+
+def _invalid(message: str, hint: str | None = None, file: str | None = None) -> _Refused:
+    return _Refused(PatchFailure(FailureCode.INVALID_ARGUMENTS, message, file=file, hint=hint))
+
+
+class Toolbox:
+    """The MCP tools bound to one workspace root and the policy it had when this was made."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        workspace_prefix: str | None = DEFAULT_PREFIX,
+        record: bool | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        """Bind the tools to `root` (a directory), loading its policy and profiles now.
+
+        Raises `PatchRefused` (FILE_NOT_FOUND, INVALID_POLICY) when the root is not a
+        directory or its policy cannot be read: a server should not start then.
+        """
+        try:
+            self._workspace = Workspace(root, recover=False)
+        except ValueError as exc:
+            raise PatchRefused([PatchFailure(FailureCode.FILE_NOT_FOUND, str(exc))]) from None
+        self.root = self._workspace.root
+        rules = policy if policy is not None else load_policy(self.root)
+        if isinstance(rules, PatchFailure):
+            raise PatchRefused([rules])
+        self.policy: Policy = rules
+        self.record = record
+        prefixes = [workspace_prefix] if workspace_prefix else []
+        self._bases = (*prefixes, str(self._workspace.real_root), str(self.root))
+        self.workspace_prefix = workspace_prefix
+        self.profiles: ProfileSet | PatchFailure = load_profiles(self.root)
+        self.history = EditHistory()
+        self._handlers: dict[str, Callable[[Mapping[str, object]], ToolResult]] = {
+            "read_file": self._bind(ReadFileArgs, self.read_file),
+            "view": self._bind(ViewArgs, self.view),
+            "apply": self._bind(ApplyArgs, self.apply),
+            "str_replace": self._bind(StrReplaceArgs, self.str_replace),
+            "insert": self._bind(InsertArgs, self.insert),
+            "create": self._bind(CreateArgs, self.create),
+            "undo_edit": self._bind(UndoEditArgs, self.undo_edit),
+            "str_replace_editor": self._bind(EditorArgs, self.editor),
+            "write_file": self._bind(WriteFileArgs, self.write_file),
+            "propose": self._bind(ProposeArgs, self.propose),
+            "run_recipe": self._bind(RunRecipeArgs, self.run_recipe),
+            "verify": self._bind(VerifyArgs, self.verify),
+            "log": self._bind(LogArgs, self.log),
+            "show": self._bind(ShowArgs, self.show),
+        }
+
+    # -- the tool list ------------------------------------------------------------------------
+
+    def tools(self) -> tuple[ToolSpec, ...]:
+        """Every tool this workspace offers (`verify` only when it has profiles)."""
+        offered = tuple(spec for spec in _SPECS if spec.name != "verify" or self._can_verify())
+        return offered
+
+    def _can_verify(self) -> bool:
+        return isinstance(self.profiles, PatchFailure) or bool(self.profiles.profiles)
+
+    def state_dir(self) -> Path:
+        return self._workspace.real_root / STATE_DIR_NAME
+
+    def keep_store_open(self) -> AbstractContextManager[None]:
+        """One store connection for every call made inside this block (from one thread)."""
+        return keep_open(self.state_dir())
+
+    # -- dispatch -----------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Mapping[str, object] | None) -> ToolResult:
+        """Run tool `name`; bad input of any kind is an `is_error` result, never an exception."""
+        handler = self._handlers.get(name)
+        if handler is None or name not in {spec.name for spec in self.tools()}:
+            known = ", ".join(spec.name for spec in self.tools())
+            return failed(
+                [_invalid(f"no tool named {name!r}", f"the tools are: {known}").failures[0]]
+            )
+        try:
+            return handler(arguments or {})
+        except _Refused as refusal:
+            return failed(refusal.failures)
+        except PatchRefused as refusal:
+            return failed(refusal.failures)
+
+    def _bind(
+        self, model: type[_A], tool: Callable[[_A], ToolResult]
+    ) -> Callable[[Mapping[str, object]], ToolResult]:
+        def handler(arguments: Mapping[str, object]) -> ToolResult:
+            try:
+                parsed = model.model_validate(decode_json_strings(arguments, model))
+            except ValidationError as exc:
+                raise _invalid(
+                    _problems(exc), "send the arguments the tool's schema names"
+                ) from None
+            return tool(parsed)
+
+        return handler
+
+    # -- paths --------------------------------------------------------------------------------
+
+    def _mapped(self, path: str) -> str:
+        mapped = map_path(path, self._bases)
+        if isinstance(mapped, PatchFailure):
+            raise _Refused(mapped)
+        return mapped
+
+    def _file(self, path: str) -> str:
+        """The checked workspace-relative path of a file argument."""
+        mapped = self._mapped(path)
+        resolved = self._workspace.resolve(mapped)
+        if isinstance(resolved, PatchFailure):
+            raise _Refused(resolved)
+        return resolved
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def read_file(self, args: ReadFileArgs) -> ToolResult:
+        """A text file's content and sha256, with numbered lines; a line range when asked."""
+        relative = self._file(args.path)
+        return self._read(relative, args.start_line, args.end_line)
+
+    def _read(self, relative: str, start: int | None, end: int | None) -> ToolResult:
+        read = self._workspace.read(relative)
+        if isinstance(read, PatchFailure):
+            raise _Refused(read)
+        lines = read.text.splitlines(keepends=True)
+        total = len(lines)
+        first = start or 1
+        last = total if end is None or end == -1 else min(end, total)
+        if first > max(total, 1):
+            raise _invalid(
+                f"start_line {first} is past the end: {relative} has {total} lines", file=relative
+            )
+        if last < first - 1 or (end is not None and end != -1 and end < first):
+            raise _invalid(f"end_line {end} is before start_line {first}", file=relative)
+        shown = lines[first - 1 : last]
+        width = len(str(max(last, 1)))
+        numbered = "\n".join(
+            f"{n:>{width}} | {line.rstrip(chr(13) + chr(10))}"
+            for n, line in enumerate(shown, first)
+        )
+        content: dict[str, object] = {
+            "status": "ok",
+            "path": relative,
+            "sha256": read.sha256,
+            "encoding": read.encoding.value,
+            "total_lines": total,
+            "start_line": first,
+            "end_line": last,
+            "content": "".join(shown),
+            "numbered": numbered,
+        }
+        header = f"{relative} (sha256 {read.sha256}; lines {first}-{last} of {total})"
+        return ToolResult(content, f"{header}\n{numbered}" if numbered else header)
+
+    def view(self, args: ViewArgs) -> ToolResult:
+        """A file's numbered lines (`view_range` for some), or a directory's listing."""
+        mapped = self._mapped(args.path)
+        directory = self._directory(mapped)
+        if directory is None:
+            start, end = args.view_range if args.view_range is not None else (None, None)
+            if start is not None and start < 1:
+                raise _invalid(f"view_range starts at {start}; lines count from 1")
+            return self._read(self._file(mapped), start, end)
+        if args.view_range is not None:
+            raise _invalid("view_range is for files; this path is a directory", file=args.path)
+        return self._listing(directory)
+
+    def _directory(self, mapped: str) -> str | None:
+        """The workspace-relative directory `mapped` names (`.` for the root), or None."""
+        stripped = mapped.rstrip("/\\")
+        if mapped == ROOT or not stripped or stripped == ROOT:
+            return ROOT
+        resolved = self._workspace.resolve(stripped)
+        if isinstance(resolved, PatchFailure):
+            raise _Refused(resolved)
+        return resolved if self._workspace.disk_path(resolved).is_dir() else None
+
+    def _listing(self, directory: str) -> ToolResult:
+        base = self.root if directory == ROOT else self._workspace.disk_path(directory)
+        entries, truncated = _walk(base, "" if directory == ROOT else directory + "/")
+        shown = directory if directory != ROOT else "."
+        text = f"{shown}/ ({len(entries)} entries, hidden ones left out"
+        text += ", truncated)" if truncated else ")"
+        content: dict[str, object] = {
+            "status": "ok",
+            "path": shown,
+            "kind": "directory",
+            "entries": entries,
+            "truncated": truncated,
+        }
+        return ToolResult(content, "\n".join([text, *entries]))
+
+    # -- editing ------------------------------------------------------------------------------
+
+    def apply(self, args: ApplyArgs) -> ToolResult:
+        """Apply model output in any format: all or nothing, `check` for a dry run."""
+        import patchsmith
+
+        format = EditFormat(args.format)
+        touched = _paths_in(args.patch, format)
+
+        def run() -> ApplyReport:
+            return patchsmith.apply(
+                args.patch,
+                self.root,
+                format=format,
+                check=args.check,
+                partial=args.partial,
+                record=self.record,
+                policy=self.policy,
+            )
+
+        return from_report(self._edit(touched, run))
+
+    def str_replace(self, args: StrReplaceArgs) -> ToolResult:
+        """Replace `old_str`, which must occur once, with `new_str`."""
+        relative = self._file(args.path)
+        call = {
+            "command": "str_replace",
+            "path": relative,
+            "old_str": args.old_str,
+            "new_str": args.new_str,
+        }
+        return self._editor_call(relative, call)
+
+    def insert(self, args: InsertArgs) -> ToolResult:
+        """Insert text after line `insert_line` (0: at the top)."""
+        text = args.new_str if args.new_str is not None else args.insert_text
+        if text is None:
+            raise _invalid("insert needs new_str (or insert_text)", file=args.path)
+        relative = self._file(args.path)
+        call = {
+            "command": "insert",
+            "path": relative,
+            "insert_line": args.insert_line,
+            "new_str": text,
+        }
+        return self._editor_call(relative, call)
+
+    def create(self, args: CreateArgs) -> ToolResult:
+        """Create a new file; an existing one is refused (FILE_ALREADY_EXISTS)."""
+        relative = self._file(args.path)
+        call = {"command": "create", "path": relative, "file_text": args.file_text}
+        return self._editor_call(relative, call)
+
+    def _editor_call(self, relative: str, call: Mapping[str, object]) -> ToolResult:
+        import patchsmith
+
+        reply = json.dumps(call, ensure_ascii=False)
+
+        def run() -> ApplyReport:
+            return patchsmith.apply(
+                reply,
+                self.root,
+                format=EditFormat.STR_REPLACE,
+                record=self.record,
+                policy=self.policy,
+            )
+
+        return from_report(self._edit((relative,), run))
+
+    def editor(self, args: EditorArgs) -> ToolResult:
+        """The editor-tool family's one tool: dispatch on `command`."""
+        given = args.model_dump(exclude_none=True, exclude={"command"})
+        allowed = {
+            "view": {"path", "view_range"},
+            "create": {"path", "file_text"},
+            "str_replace": {"path", "old_str", "new_str"},
+            "insert": {"path", "insert_line", "new_str", "insert_text"},
+            "undo_edit": {"path"},
+        }[args.command]
+        # Strict-mode clients send every key, the unused ones null (dropped above).
+        extra = sorted(set(given) - allowed)
+        if extra:
+            raise _invalid(f"{args.command} takes no {', '.join(extra)}", file=args.path)
+        # Each command is the tool of the same name.
+        return self._handlers[args.command](given)
+
+    def write_file(self, args: WriteFileArgs) -> ToolResult:
+        """Replace a file whole, if it still has the sha256 it was read with."""
+        import patchsmith
+
+        relative = self._file(args.path)
+
+        def run() -> ApplyReport:
+            return patchsmith.write_file(
+                self.root,
+                relative,
+                args.content,
+                args.expected_sha256,
+                args.reason or "write_file",
+                args.allow_create,
+                record=self.record,
+                policy=self.policy,
+            )
+
+        return from_report(self._edit((relative,), run))
+
+    def undo_edit(self, args: UndoEditArgs) -> ToolResult:
+        """Undo this server's last edit of a file, if the file is still as that edit left it."""
+        relative = self._file(args.path)
+        key = self._workspace.canonical(relative, follow_final=True)
+        snapshot = self.history.last(key)
+        if snapshot is None:
+            raise _Refused(
+                PatchFailure(
+                    FailureCode.RECORD_NOT_FOUND,
+                    f"no edit of {relative} made through this server is left to undo",
+                    file=relative,
+                    hint="undo_edit undoes this session's own edits, latest first",
+                )
+            )
+        report = restore(Workspace(self.root), snapshot, policy=self.policy, record=self.record)
+        if report.written:
+            self.history.pop(key)
+        undone: dict[str, object] = {"undone_attempt_id": snapshot.attempt_id}
+        result = from_report(report, extra=undone)
+        if not report.written:
+            return result
+        which = f"attempt {snapshot.attempt_id}" if snapshot.attempt_id else "its last edit"
+        lead = f"Undone: {relative} is again as it was before {which}.\n\n"
+        return replace(result, text=lead + result.text)
+
+    def _edit(self, paths: tuple[str, ...], run: Callable[[], ApplyReport]) -> ApplyReport:
+        """Run an edit, remembering each file it wrote as it was before (for `undo_edit`)."""
+        before: dict[str, tuple[str, TextFile | None]] = {}
+        for path in paths:
+            resolved = self._workspace.resolve(path)
+            if isinstance(resolved, PatchFailure):
+                continue
+            key = self._workspace.canonical(resolved, follow_final=True)
+            read = self._workspace.read(resolved) if self._workspace.lexists(resolved) else None
+            if not isinstance(read, PatchFailure):
+                before[key] = (resolved, read)
+        report = run()
+        if report.written:
+            self._remember(report, before)
+        return report
+
+    def _remember(
+        self, report: ApplyReport, before: Mapping[str, tuple[str, TextFile | None]]
+    ) -> None:
+        recorded = self._recorded_before(report.attempt_id)
+        for written in report.files:
+            if not written.written:
+                continue
+            for path in (written.path, written.new_path):
+                if path is None:
+                    continue
+                resolved = self._workspace.resolve(path)
+                if isinstance(resolved, PatchFailure):
+                    continue
+                key = self._workspace.canonical(resolved, follow_final=True)
+                seen = before.get(key)
+                after = current_sha256(self._workspace, resolved)
+                moved = written.action in (Action.MOVE, Action.DELETE)
+                if seen is None or moved or not isinstance(after, str):
+                    self.history.forget(key)
+                    continue
+                old = seen[1]
+                old_sha = old.sha256 if old is not None else None
+                if recorded is not None and recorded.get(key, old_sha) != old_sha:
+                    # Something changed the file between the snapshot and the edit.
+                    self.history.forget(key)
+                    continue
+                self.history.push(
+                    key,
+                    Snapshot(
+                        path=resolved,
+                        text=old.text if old is not None else None,
+                        before_sha256=old_sha,
+                        after_sha256=after,
+                        attempt_id=report.attempt_id,
+                    ),
+                )
+
+    def _recorded_before(self, attempt_id: str | None) -> dict[str, str | None] | None:
+        """Each file's sha256 before the attempt, as its audit record says (None: unrecorded)."""
+        if attempt_id is None:
+            return None
+        try:
+            with Store.open(self.state_dir()) as store:
+                record = store.get(attempt_id)
+        except PatchRefused:
+            return None
+        if record is None:
+            return None
+        return {f.path: f.before_sha256 for f in record.files}
+
+    # -- proposals, recipes, verification -----------------------------------------------------
+
+    def propose(self, args: ProposeArgs) -> ToolResult:
+        """Apply a PatchProposal under the server's policy (narrowed by it, never loosened)."""
+        from patchsmith.propose import propose
+
+        proposal: Any = args.proposal
+        report = propose(
+            proposal, self.root, check=args.check, record=self.record, policy=self.policy
+        )
+        return from_report(report)
+
+    def run_recipe(self, args: RunRecipeArgs) -> ToolResult:
+        """Run a codemod recipe: a dry run (the diff), or applied all or nothing."""
+        from patchsmith.codemod import Recipe, parse_recipe, run_recipe
+
+        if (args.recipe is None) == (args.recipe_yaml is None):
+            raise _invalid("send exactly one of recipe (an id) and recipe_yaml (its text)")
+        source: str | Recipe
+        if args.recipe is not None:
+            if _looks_like_path(args.recipe):
+                raise _invalid(
+                    f"recipe {args.recipe!r} looks like a path; recipe takes an id",
+                    "send a recipe file's text as recipe_yaml",
+                )
+            source = args.recipe
+        else:
+            parsed = parse_recipe(args.recipe_yaml or "", source="recipe_yaml")
+            if isinstance(parsed, PatchFailure):
+                raise _Refused(parsed)
+            source = parsed
+        report = run_recipe(
+            source,
+            self.root,
+            apply=args.apply,
+            paths=args.paths,
+            policy=self.policy,
+            record=self.record,
+        )
+        return ToolResult(report.to_json(), report.to_text(), is_error=not report.ok)
+
+    def verify(self, args: VerifyArgs) -> ToolResult:
+        """Run the workspace's verification profiles; report only what the change broke."""
+        from patchsmith.verify.workflow import verify
+
+        if isinstance(self.profiles, PatchFailure):
+            raise _Refused(self.profiles)
+        if args.base is not None and args.base.startswith("-"):
+            raise _invalid(f"base {args.base!r} is not a revision", "send a commit or HEAD")
+        report = verify(
+            self.root,
+            args.profiles,
+            base=args.base,
+            full=args.full,
+            profile_set=self.profiles,
+        )
+        if report.errors:
+            raise _Refused(*report.errors)
+        return ToolResult(report.to_json(), report.summary(), is_error=not report.passed)
+
+    # -- the audit store ----------------------------------------------------------------------
+
+    def log(self, args: LogArgs) -> ToolResult:
+        """The attempts recorded in this workspace, newest first."""
+        attempts = []
+        if (self.state_dir() / DB_FILE_NAME).is_file():
+            with Store.open(self.state_dir()) as store:
+                attempts = store.list_attempts(args.limit)
+        lines = [
+            f"{a.id}  {a.created_at}  {a.kind.value:<7}  {a.status.value:<15}  "
+            f"{len(a.files)} file(s)  proposal {a.proposal_id}"
+            for a in attempts
+        ]
+        content: dict[str, object] = {
+            "status": "ok",
+            "attempts": [a.summary_json() for a in attempts],
+            "errors": [],
+        }
+        return ToolResult(content, "\n".join(lines) or "no attempts recorded")
+
+    def show(self, args: ShowArgs) -> ToolResult:
+        """One recorded attempt: files, guard decisions, failures and diff."""
+        if not (self.state_dir() / DB_FILE_NAME).is_file():
+            raise _not_found(
+                f"nothing is recorded under {self.root.name}", "record an attempt first"
+            )
+        with Store.open(self.state_dir()) as store:
+            matches = store.find_ids(args.id, limit=_AMBIGUOUS_LIMIT)
+            records = [r for m in matches if (r := store.get(m)) is not None]
+        if len(records) == 1:
+            record = records[0]
+            diff = record.applied_diff or record.staged_diff
+            text = (
+                f"attempt {record.id}: {record.kind.value} {record.status.value}, "
+                f"proposal {record.proposal_id}\n"
+                + "".join(f"  {f.action.value} {f.path}\n" for f in record.files)
+                + "".join(f"  {f.code.value}: {f.message}\n" for f in record.failures)
+                + (diff or "no diff recorded\n")
+            )
+            return ToolResult({"status": "ok", "attempt": record.to_json(), "errors": []}, text)
+        if records:
+            shown = ", ".join(r.id for r in records)
+            refusal = _not_found(
+                f"id prefix {args.id!r} matches several attempts: {shown}",
+                "give more characters of the id",
+            )
+            result = failed(refusal.failures)
+            result.content["matches"] = [r.summary_json() for r in records]
+            return result
+        raise _not_found(f"no attempt with id {args.id!r}", "list the ids with the log tool")
+
+
+def _not_found(message: str, hint: str) -> _Refused:
+    return _Refused(PatchFailure(FailureCode.RECORD_NOT_FOUND, message, hint=hint))
+
+
+def _looks_like_path(name: str) -> bool:
+    return any(c in name for c in "/\\") or name.endswith((".yaml", ".yml", ".json"))
+
+
+def _paths_in(patch: str, format: EditFormat) -> tuple[str, ...]:
+    """The files an edit names (for undo snapshots); parsing twice is cheap next to applying."""
+    from patchsmith.formats import parse_edits
+
+    script = parse_edits(patch, format)
+    found: list[str] = []
+    for edit in script.edits:
+        found.append(edit.path)
+        if edit.new_path:
+            found.append(edit.new_path)
+    return tuple(dict.fromkeys(found))
+
+
+def _walk(base: Path, prefix: str) -> tuple[list[str], bool]:
+    """Entries under `base` to depth 2, hidden ones left out, symlinked directories not entered."""
+    entries: list[str] = []
+
+    def visit(directory: Path, shown: str, depth: int) -> Iterator[str]:
+        try:
+            children = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for child in children:
+            if child.name.startswith("."):
+                continue
+            is_dir = child.is_dir(follow_symlinks=False)
+            yield shown + child.name + ("/" if is_dir else "")
+            if is_dir and depth < _LIST_DEPTH:
+                yield from visit(Path(child.path), shown + child.name + "/", depth + 1)
+
+    for entry in visit(base, prefix, 1):
+        if len(entries) >= MAX_LISTED:
+            return entries, True
+        entries.append(entry)
+    return entries, False
+
+
+def decode_json_strings(
+    arguments: Mapping[str, object], model: type[ToolArgs]
+) -> dict[str, object]:
+    """`arguments` with JSON text decoded where the field takes no string.
+
+    Some clients send a list or an object argument as its JSON text
+    (`"view_range": "[1, 20]"`); a field that accepts strings keeps its text as sent.
+    """
+    from patchsmith.formats.str_replace import decode_arguments
+
+    decoded: dict[str, object] = {}
+    for key, value in arguments.items():
+        field = model.model_fields.get(key)
+        if field is not None and isinstance(value, str) and not _takes_str(field.annotation):
+            value = decode_arguments(value)
+        decoded[key] = value
+    return decoded
+
+
+def _takes_str(annotation: object) -> bool:
+    from typing import get_args
+
+    if annotation is str:
+        return True
+    return any(_takes_str(arg) for arg in get_args(annotation))
+
+
+def _problems(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        parts.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - 5
+    return "invalid arguments: " + "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "read_file",
+        "Read a text file: its content, sha256 (pass it to write_file as expected_sha256) "
+        "and numbered lines; start_line/end_line for a range.",
+        ReadFileArgs,
+        read_only=True,
+    ),
+    ToolSpec(
+        "view",
+        "View a file's numbered lines (view_range for some) or list a directory (two "
+        "levels, hidden entries left out). `.` or the workspace prefix is the root.",
+        ViewArgs,
+        read_only=True,
+    ),
+    ToolSpec(
+        "apply",
+        "Apply edits written in any format (unified diff, apply_patch envelope, "
+        "SEARCH/REPLACE, whole files, str_replace calls, lazy snippets), prose and fences "
+        "around them allowed. All or nothing; check=true is a dry run. A refusal says why "
+        "and shows the file's real lines: resend the edit against them.",
+        ApplyArgs,
+    ),
+    ToolSpec(
+        "str_replace",
+        "Replace old_str, which must occur exactly once in the file, with new_str.",
+        StrReplaceArgs,
+    ),
+    ToolSpec(
+        "insert",
+        "Insert new_str after line insert_line (0 = at the top of the file).",
+        InsertArgs,
+    ),
+    ToolSpec(
+        "create", "Create a new file with file_text (an existing file is refused).", CreateArgs
+    ),
+    ToolSpec(
+        "undo_edit",
+        "Undo the last edit this server made to a file, if the file is still as that edit "
+        "left it (otherwise refused, nothing written).",
+        UndoEditArgs,
+    ),
+    ToolSpec(
+        "str_replace_editor",
+        "Edit files like a text editor, one command per call: view, create, str_replace, "
+        "insert, undo_edit (the arguments of the tools of the same names).",
+        EditorArgs,
+    ),
+    ToolSpec(
+        "write_file",
+        "Replace a file whole with content, if it still has expected_sha256 (from "
+        "read_file); null expected_sha256 and allow_create true for a new file.",
+        WriteFileArgs,
+    ),
+    ToolSpec(
+        "propose",
+        "Apply a PatchProposal (objective, expected and forbidden files, preconditions, "
+        "operations, postconditions, verification plan) under the workspace policy.",
+        ProposeArgs,
+    ),
+    ToolSpec(
+        "run_recipe",
+        "Run a codemod recipe (an id, or recipe_yaml): a dry run showing the diff, or "
+        "apply=true to write it all or nothing.",
+        RunRecipeArgs,
+    ),
+    ToolSpec(
+        "verify",
+        "Run the workspace's verification profiles (tests, type checks, linters) and "
+        "report only the failures the working tree introduced since base.",
+        VerifyArgs,
+        read_only=True,
+    ),
+    ToolSpec(
+        "log",
+        "List the attempts recorded in this workspace's audit store, newest first.",
+        LogArgs,
+        read_only=True,
+    ),
+    ToolSpec(
+        "show",
+        "Show one recorded attempt: its files, guard decisions, failures and diff.",
+        ShowArgs,
+        read_only=True,
+    ),
+)
