@@ -1,4 +1,4 @@
-"""Cold start: each command loads only what it uses (docs/decisions/0020).
+"""Cold start: each command loads only what it uses (docs/decisions/0022).
 
 Every check runs in a fresh interpreter and reads `sys.modules`, so a module that a
 future change imports eagerly (in the façade, a CLI subcommand or a guard) fails here.

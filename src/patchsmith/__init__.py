@@ -120,7 +120,7 @@ __version__ = "0.1.0"
 
 # Every public name is loaded on first use (PEP 562): `import patchsmith` costs almost
 # nothing, and each caller pays only for what it touches (the engine alone does not load
-# the guards, pydantic or SQLite). See docs/decisions/0020.
+# the guards, pydantic or SQLite). See docs/decisions/0022.
 _LAZY = {
     "Action": "patchsmith.formats.script",
     "ApplyReport": "patchsmith.report",

@@ -37,7 +37,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     Each subcommand module imports what its command needs, so `main` registers only the
     command it dispatches to: `patchsmith apply` never loads the store readers, the
-    codemod registry or the verify profiles (docs/decisions/0020).
+    codemod registry or the verify profiles (docs/decisions/0022).
     """
     import importlib
 
