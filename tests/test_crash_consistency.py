@@ -159,14 +159,14 @@ class TestTwoProcesses:
         assert -9 == killed.returncode, killed.stderr
 
     def test_b_opened_before_a_died_commits_on_old_state(self, tmp_path: Path) -> None:
-        """B staged on the old files; A dies after writing a.py; B's commit recovers A first."""
+        """B staged on the old files; A dies after replacing a.py; B's commit recovers A first."""
         root = make_tree(tmp_path / "ws", OLD)
         b_workspace = Workspace(root)
         b = Transaction(b_workspace)
         assert b.update("a.py", "def a():\n    return 'B'\n") is None
         assert b.update("keep.txt", "B was here\n") is None
 
-        self._kill_a(root, tmp_path, "write b.py")
+        self._kill_a(root, tmp_path, "replace b.py")
         assert NEW["a.py"] == (root / "a.py").read_bytes()  # A's half state
 
         assert b.commit() is None
@@ -181,7 +181,7 @@ class TestTwoProcesses:
         """B read A's half-written a.py; after recovering A, B's commit is STALE_FILE."""
         root = make_tree(tmp_path / "ws", OLD)
         b_workspace = Workspace(root)
-        self._kill_a(root, tmp_path, "write b.py")
+        self._kill_a(root, tmp_path, "replace b.py")
         b = Transaction(b_workspace)
         assert b.update("a.py", "def a():\n    return 10 + 1\n") is None
 

@@ -453,7 +453,7 @@ def review_and_commit(
         report = replace(
             report,
             postconditions=_merged(report.postconditions, verdict.postconditions),
-            evidence=verdict.evidence,
+            evidence=(*report.evidence, *verdict.evidence),
             notes=(*report.notes, *verdict.notes),
         )
         if verdict.failures and not verdict.keep:

@@ -91,6 +91,8 @@ class RunSide(StrEnum):
     """The changed tree, only the tests that import a changed module."""
     CHANGED = "changed"
     """The changed tree, the whole profile."""
+    COMMAND = "command"
+    """A command profile that generated changes (a lockfile, formatter output)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ class Evidence:
     `failures` are the run's parsed failures; `introduced` the ones the change
     brought (absent from the base run), `fixed` base failures gone after it.
     `stdout`/`stderr` are the bounded output (`output_sha256` covers all of it).
+    A command-profile run (side `command`) also lists the paths it changed and, for a
+    profile that runs twice, the paths whose two results differed (`nondeterministic`).
     """
 
     profile: str
@@ -118,6 +122,8 @@ class Evidence:
     """True when this (base) run was read from the cache instead of run again."""
     stdout: str = ""
     stderr: str = ""
+    changed_paths: tuple[str, ...] = ()
+    nondeterministic: tuple[str, ...] = ()
 
     def to_json(self, *, output: bool = True) -> dict[str, object]:
         """A JSON object; `output=False` leaves the bulky stdout/stderr out."""
@@ -136,6 +142,9 @@ class Evidence:
             "introduced": [f.to_json() for f in self.introduced],
             "fixed": [f.to_json() for f in self.fixed],
         }
+        if self.side is RunSide.COMMAND:
+            data["changed_paths"] = list(self.changed_paths)
+            data["nondeterministic"] = list(self.nondeterministic)
         if output:
             data["stdout"] = self.stdout
             data["stderr"] = self.stderr
@@ -166,4 +175,6 @@ class Evidence:
             cached=bool(data.get("cached", False)),
             stdout=str(data.get("stdout", "")),
             stderr=str(data.get("stderr", "")),
+            changed_paths=tuple(str(p) for p in data.get("changed_paths", [])),
+            nondeterministic=tuple(str(p) for p in data.get("nondeterministic", [])),
         )

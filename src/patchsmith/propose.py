@@ -41,6 +41,7 @@ from patchsmith.conditions import (
 from patchsmith.direct import stage_write
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.evidence import Evidence
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
@@ -63,7 +64,7 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
-from patchsmith.verify.plan import check_plan, plan_verifier, unverified_note
+from patchsmith.verify.plan import check_plan, implicit_plan, plan_verifier, unverified_note
 from patchsmith.verify.profiles import ProfileSet, load_profiles
 
 __all__ = ["INVALID_PROPOSAL_ID", "propose"]
@@ -148,7 +149,9 @@ def propose(
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
         staged = _stage(workspace, transaction, loaded, scripts, rules)
-        template = _with_files(template, staged.files, staged.notes, staged.warnings)
+        template = _with_files(
+            template, staged.files, staged.notes, staged.warnings, staged.evidence
+        )
         if staged.failures:
             return attempt.finish(
                 _refused(template, errors=staged.failures), transaction.changes, transaction.diff()
@@ -169,6 +172,12 @@ def propose(
         def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
             return check_postconditions(loaded, changes, ctx)
 
+        implicit = implicit_plan(loaded, profile_set)
+        planned = (
+            loaded.model_copy(update={"verification_plan": implicit})
+            if implicit is not None
+            else loaded
+        )
         return review_and_commit(
             attempt,
             transaction,
@@ -176,8 +185,8 @@ def propose(
             template,
             check=check,
             postcheck=postcheck,
-            verifier=plan_verifier(loaded, workspace.real_root, profile_set, cache=recording)
-            if loaded.verification_plan is not None
+            verifier=plan_verifier(planned, workspace.real_root, profile_set, cache=recording)
+            if planned.verification_plan is not None
             else None,
             expected_sha256=staged.expected,
         )
@@ -192,6 +201,7 @@ def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> Appl
         preconditions=template.preconditions,
         notes=template.notes,
         warnings=template.warnings,
+        evidence=template.evidence,
     )
 
 
@@ -200,6 +210,7 @@ def _with_files(
     files: tuple[FileReport, ...],
     notes: tuple[str, ...] = (),
     warnings: tuple[ApplyWarning, ...] = (),
+    evidence: tuple[Evidence, ...] = (),
 ) -> ApplyReport:
     return ApplyReport(
         template.status,
@@ -208,6 +219,7 @@ def _with_files(
         preconditions=template.preconditions,
         notes=(*template.notes, *notes),
         warnings=(*template.warnings, *warnings),
+        evidence=(*template.evidence, *evidence),
     )
 
 
@@ -256,6 +268,8 @@ class _Staged:
     notes: tuple[str, ...] = ()
     warnings: tuple[ApplyWarning, ...] = ()
     """Placement and tolerance warnings of the patch operations, as `apply` reports them."""
+    evidence: tuple[Evidence, ...] = ()
+    """Each command profile or recipe verification that ran (kept with the attempt)."""
 
 
 def _stage(
@@ -296,12 +310,14 @@ def _stage(
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
         warnings = plan.warnings
+    evidence: list[Evidence] = []
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
-            recipe_files, recipe_failures = _stage_recipe(
+            recipe_files, recipe_failures, recipe_evidence = _stage_recipe(
                 workspace, transaction, operation, rules.tightened_by(proposal)
             )
             files.extend(recipe_files)
+            evidence.extend(recipe_evidence)
             failures.extend(_numbered(index, f) for f in recipe_failures)
             continue
         if not isinstance(operation, DirectWriteOperation):
@@ -325,7 +341,15 @@ def _stage(
         (i, op) for i, op in enumerate(proposal.operations) if isinstance(op, CommandOperation)
     ]
     if failures or not commands:
-        return _Staged(tuple(files), tuple(failures), expected, modes_in_place, (), warnings)
+        return _Staged(
+            tuple(files),
+            tuple(failures),
+            expected,
+            modes_in_place,
+            (),
+            warnings,
+            tuple(evidence),
+        )
     from patchsmith.commands import stage_commands  # runs subprocesses: loaded only when used
 
     ran = stage_commands(
@@ -336,7 +360,13 @@ def _stage(
         forbidden=proposal.forbidden_files,
     )
     return _Staged(
-        (*files, *ran.files), ran.failures, expected, modes_in_place, ran.notes, warnings
+        (*files, *ran.files),
+        ran.failures,
+        expected,
+        modes_in_place,
+        ran.notes,
+        warnings,
+        (*evidence, *ran.evidence),
     )
 
 
@@ -358,14 +388,14 @@ def _stage_recipe(
     transaction: Transaction,
     operation: AstTransformOperation,
     rules: Policy,
-) -> tuple[list[FileReport], list[PatchFailure]]:
+) -> tuple[list[FileReport], list[PatchFailure], list[Evidence]]:
     """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
     from patchsmith.codemod.registry import find_recipe
     from patchsmith.codemod.runner import plan_recipe, stage_plan
 
     entry = find_recipe(operation.recipe, workspace.root)
     if isinstance(entry, PatchFailure):
-        return [], [entry]
+        return [], [entry], []
     recipe = entry.recipe
     if operation.language is not None and operation.language != recipe.language.value:
         mismatch = PatchFailure(
@@ -373,19 +403,19 @@ def _stage_recipe(
             f"recipe {recipe.recipe_id!r} is for {recipe.language.value}, not {operation.language}",
             hint="drop `language` or name the recipe's own",
         )
-        return [], [mismatch]
+        return [], [mismatch], []
     plan = plan_recipe(
         recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
     )
     if plan.errors:
-        return [], list(plan.errors)
+        return [], list(plan.errors), plan.evidence
     staged = stage_plan(plan, workspace, transaction)
     reports = [
         FileReport(path, Action.UPDATE, n, n)
         for path, n in sorted(plan.matches.items())
         if path in plan.changed
     ]
-    return reports, staged
+    return reports, staged, plan.evidence
 
 
 def _applied_before(

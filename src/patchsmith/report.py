@@ -104,6 +104,10 @@ class FileReport:
 
     `mode` is the git mode an edit's mode line gave the file (`100755` or `100644`);
     `None` when the edit left the mode alone.
+
+    `generated_by` names the command profile that produced the file;
+    `nondeterministic` is true when that profile ran twice and the two runs left
+    different content (the artifact cannot be reproduced byte for byte).
     """
 
     path: str
@@ -115,6 +119,8 @@ class FileReport:
     hunks_applied: int = 0
     written: bool = False
     placements: tuple[HunkPlacement, ...] = ()
+    generated_by: str | None = None
+    nondeterministic: bool = False
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -131,6 +137,9 @@ class FileReport:
             data["mode"] = self.mode
         if self.placements:
             data["placements"] = [p.to_json() for p in self.placements]
+        if self.generated_by is not None:
+            data["generated_by"] = self.generated_by
+            data["nondeterministic"] = self.nondeterministic
         return data
 
 

@@ -147,7 +147,77 @@ class TestJava:
         report = run_recipe(r, tmp_path, record=False)
 
         assert RecipeStatus.NO_CHANGE == report.status
-        assert "receiver 'gen'" in report.unchanged_matches[0].reason
+        assert "receiver 'gen' is an instance of" in report.unchanged_matches[0].reason
+        assert "the variable's type would have to change" in report.unchanged_matches[0].reason
+
+    RENAME = (
+        "recipe_id: j\nlanguage: java\nsummary: s\noperations:\n"
+        "  - {type: method_invocation_replace, from: com.acme.ids.LegacyIdGenerator generate(),"
+        " to: com.acme.ids.LegacyIdGenerator nextId()}\n"
+    )
+
+    def test_typed_instance_receivers_are_renamed(self, tmp_path: Path) -> None:
+        """Same class in `to`: calls on parameters, locals, for-each variables, fields and
+        `this.field` of that declared type are renamed; other types and `var` are left."""
+        text = """package app;
+import com.acme.ids.LegacyIdGenerator;
+import com.other.Counter;
+import java.util.List;
+class A {
+  private LegacyIdGenerator field;
+  private Counter counter;
+  long f(LegacyIdGenerator param, List<LegacyIdGenerator> all, Counter c) {
+    LegacyIdGenerator local = param;
+    var inferred = local;
+    for (LegacyIdGenerator each : all) { each.generate(); }
+    c.generate();
+    counter.generate();
+    inferred.generate();
+    unknown.generate();
+    return param.generate() + local.generate() + field.generate() + this.field.generate();
+  }
+  long g(Counter field) { return field.generate(); }
+}
+"""
+        write_tree(tmp_path, {"A.java": text})
+
+        report = run_recipe(recipe(self.RENAME), tmp_path, apply=True, record=False)
+
+        assert RecipeStatus.APPLIED == report.status, report.errors
+        out = (tmp_path / "A.java").read_text()
+        for call in ("each", "param", "local", "field", "this.field"):
+            assert f"{call}.nextId()" in out
+        for kept in ("c", "counter", "inferred", "unknown"):
+            assert f"{kept}.generate()" in out
+        # the parameter `Counter field` shadows the field of the same name
+        assert "long g(Counter field) { return field.generate(); }" in out
+        left = {m.text: m.reason for m in report.unchanged_matches}
+        assert "declared Counter" in left["c.generate()"]
+        assert "of no type declared here" in left["unknown.generate()"]
+        assert "of no type declared here" in left["inferred.generate()"]
+
+    def test_local_declared_after_the_call_does_not_count(self, tmp_path: Path) -> None:
+        """A local of that type declared later in the block does not type an earlier call."""
+        text = """package app;
+import com.acme.ids.LegacyIdGenerator;
+class A {
+  Object gen;
+  void f() {
+    gen.generate();
+    LegacyIdGenerator gen2 = null;
+  }
+  void g() {
+    x.generate();
+    LegacyIdGenerator x = null;
+  }
+}
+"""
+        write_tree(tmp_path, {"A.java": text})
+
+        report = run_recipe(recipe(self.RENAME), tmp_path, record=False)
+
+        assert RecipeStatus.NO_CHANGE == report.status
+        assert 2 == len(report.unchanged_matches)
 
     def test_import_added_after_package_when_none(self, tmp_path: Path) -> None:
         """Without imports, the new one goes after the package line."""

@@ -86,3 +86,80 @@ class TestRemoveTemp:
         assert sorted(
             [".patchsmith-dir.tmp", ".patchsmith-link.tmp", "target", "user.tmp"]
         ) == sorted(os.listdir(tmp_path))
+
+
+class TestBatchWrites:
+    def test_write_temp_writes_beside_and_leaves_the_target(self, tmp_path: Path) -> None:
+        """The temp holds the bytes and mode; the target is untouched until renamed."""
+        target = tmp_path / "a.txt"
+        target.write_bytes(b"old")
+
+        temp = atomic.write_temp(target, b"new", 0o640, temp_name=".patchsmith-x-0.tmp")
+
+        assert (b"old", b"new") == (target.read_bytes(), temp.read_bytes())
+        assert 0o640 == temp.stat().st_mode & 0o777
+        assert tmp_path == temp.parent
+
+    def test_failed_temp_write_leaves_nothing(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A write error removes the half-written temp and propagates."""
+
+        def full(_fd: int, _data: object) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(os, "write", full)
+        with pytest.raises(OSError):
+            atomic.write_temp(tmp_path / "a.txt", b"x", 0o644, temp_name=".patchsmith-y-0.tmp")
+        monkeypatch.undo()
+        assert [] == list(tmp_path.iterdir())
+
+    @pytest.mark.parametrize("count", [1, atomic.SYNCFS_MIN_PATHS])
+    def test_sync_paths_fsyncs_a_small_batch_and_flushes_a_large_one_once(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int
+    ) -> None:
+        """Below the threshold every path is fsynced; from it on, one syncfs per filesystem."""
+        paths = [tmp_path / f"f{n}" for n in range(count)]
+        for path in paths:
+            path.write_bytes(b"x")
+        fsynced: list[int] = []
+        flushed: list[Path] = []
+        real_fsync, real_flush = os.fsync, atomic._sync_filesystem
+        monkeypatch.setattr(os, "fsync", lambda fd: fsynced.append(fd) or real_fsync(fd))
+        monkeypatch.setattr(
+            atomic, "_sync_filesystem", lambda p: flushed.append(p) or real_flush(p)
+        )
+
+        atomic.sync_paths([*paths, tmp_path])
+
+        large = count + 1 >= atomic.SYNCFS_MIN_PATHS
+        assert (0 if large else count + 1) == len(fsynced)
+        assert (1 if large else 0) == len(flushed)
+
+    def test_sync_paths_falls_back_to_fsync_without_syncfs(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Where syncfs is missing, a large batch is fsynced path by path."""
+        paths = [tmp_path / f"f{n}" for n in range(atomic.SYNCFS_MIN_PATHS)]
+        for path in paths:
+            path.write_bytes(b"x")
+        fsynced: list[int] = []
+        monkeypatch.setattr(os, "fsync", fsynced.append)
+        monkeypatch.setattr(atomic, "_sync_filesystem", lambda _path: False)
+
+        atomic.sync_paths(paths)
+
+        assert len(paths) == len(fsynced)
+
+    def test_syncfs_error_is_an_os_error(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A failing syncfs (a writeback error) raises instead of passing silently."""
+        import ctypes
+
+        monkeypatch.setattr(atomic, "_syncfs", lambda: lambda _fd: -1)
+        monkeypatch.setattr(ctypes, "get_errno", lambda: errno.EIO)
+
+        with pytest.raises(OSError) as raised:
+            atomic._sync_filesystem(tmp_path)
+        assert errno.EIO == raised.value.errno

@@ -15,16 +15,20 @@ from patchsmith.runtime.workspace import Workspace
 CRASH_EXIT = 17
 
 # Runs in a child process: stage a multi-file commit and die (os._exit, no cleanup) at the
-# chosen point. argv: root, kind ("step", "replace" or "fsync", or "list"), n.
+# chosen point. argv: root, kind ("step", "replace", "fsync", "syncfs" or "list"), n. A kind
+# prefixed "batch-" flushes every batch with syncfs (as a large commit does), not fsyncs.
 CHILD = textwrap.dedent(
     """
     import os, sys
-    from patchsmith.runtime import journal
+    from patchsmith.runtime import atomic, journal
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
 
     root, kind, target = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    seen = {"step": 0, "replace": 0, "fsync": 0}
+    if kind.startswith("batch-"):
+        kind = kind[len("batch-"):]
+        atomic.SYNCFS_MIN_PATHS = 1
+    seen = {"step": 0, "replace": 0, "fsync": 0, "syncfs": 0}
     last = [""]
 
     def crash_if_due(what):
@@ -52,6 +56,13 @@ CHILD = textwrap.dedent(
         real_fsync(fd)
 
     os.replace, os.fsync = replace, fsync
+    real_syncfs = atomic._sync_filesystem
+
+    def sync_filesystem(path):
+        crash_if_due("syncfs")
+        return real_syncfs(path)
+
+    atomic._sync_filesystem = sync_filesystem
 
     def on_step(name):
         if kind == "list":
@@ -66,7 +77,7 @@ CHILD = textwrap.dedent(
     assert txn.move("d.txt", "moved/d.txt", "caf\\xe9 moved\\n") is None
     assert txn.commit(on_step=on_step) is None
     if kind == "list":
-        print("counts", seen["replace"], seen["fsync"], flush=True)
+        print("counts", seen["replace"], seen["fsync"], seen["syncfs"], flush=True)
     """
 )
 
@@ -95,13 +106,13 @@ def _run_child(root: Path, kind: str, n: int) -> subprocess.CompletedProcess[str
     )
 
 
-def _plan(tmp_path: Path) -> tuple[list[str], int, int]:
+def _plan(tmp_path: Path, kind: str = "list") -> tuple[list[str], dict[str, int]]:
     root = make_tree(tmp_path / "plan", OLD_FILES)
-    done = _run_child(root, "list", -1)
+    done = _run_child(root, kind, -1)
     assert 0 == done.returncode, done.stderr
     *steps, counts = done.stdout.split("\n")[:-1]
-    _, replaces, fsyncs = counts.split()
-    return steps, int(replaces), int(fsyncs)
+    _, replaces, fsyncs, syncfs = counts.split()
+    return steps, {"replace": int(replaces), "fsync": int(fsyncs), "syncfs": int(syncfs)}
 
 
 def _assert_all_old_or_new(root: Path, expect: str, old: TreeSnapshot) -> None:
@@ -117,16 +128,21 @@ def _assert_all_old_or_new(root: Path, expect: str, old: TreeSnapshot) -> None:
 
 
 class TestCrashRecovery:
-    def test_every_step(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("batch", ["", "batch-"])
+    def test_every_step(self, tmp_path: Path, batch: str) -> None:
         """Killed before any commit step, the reopened workspace is all-old (all-new at the end)."""
-        steps, _, _ = _plan(tmp_path)
+        steps, _ = _plan(tmp_path, batch + "list")
         assert ["check", "journal"] == steps[:2]
         assert ["sync directories", "remove journal", "done"] == steps[-3:]
+        # Every temp is written, then all are synced, before the first one replaces a file.
+        assert steps.index("sync files") < min(
+            n for n, step in enumerate(steps) if step.startswith("replace ")
+        )
         outcomes = []
         for n, step in enumerate(steps):
             root = make_tree(tmp_path / f"step{n}", OLD_FILES)
             old = snapshot_tree(root)
-            child = _run_child(root, "step", n)
+            child = _run_child(root, batch + "step", n)
             assert CRASH_EXIT == child.returncode, child.stderr
             expect = child.stdout.strip()
             outcomes.append((step, expect))
@@ -134,12 +150,15 @@ class TestCrashRecovery:
 
         assert [("done", "new")] == [item for item in outcomes if item[1] == "new"]
 
-    @pytest.mark.parametrize("kind", ["replace", "fsync"])
+    @pytest.mark.parametrize(
+        "kind", ["replace", "fsync", "batch-replace", "batch-fsync", "batch-syncfs"]
+    )
     def test_every_system_call(self, tmp_path: Path, kind: str) -> None:
-        """Killed at each rename or fsync (inside journal writes and file writes), it recovers."""
-        _, replaces, fsyncs = _plan(tmp_path)
-        total = replaces if kind == "replace" else fsyncs
-        assert total > 3
+        """Killed at each rename, fsync or syncfs (journal and file writes), it recovers."""
+        batch = kind.startswith("batch-")
+        _, counts = _plan(tmp_path, "batch-list" if batch else "list")
+        total = counts[kind.removeprefix("batch-")]
+        assert total >= (2 if kind == "batch-syncfs" else 3)
         for n in range(total):
             root = make_tree(tmp_path / f"{kind}{n}", OLD_FILES)
             old = snapshot_tree(root)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -396,6 +397,8 @@ class TestCommit:
             "check",
             "journal",
             "write a.txt",
+            "sync files",
+            "replace a.txt",
             "delete d.txt",
             "sync directories",
             "remove journal",
@@ -444,22 +447,35 @@ class TestCommit:
         assert FailureCode.FILE_ALREADY_EXISTS == _code(txn.commit())
         assert b"theirs" == (root / "a.txt").read_bytes()
 
+    @pytest.mark.parametrize("failing", ["write_temp", "replace"])
     def test_io_error_midway_rolls_back(
-        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch, failing: str
     ) -> None:
-        """A disk error on the second write rolls the first back and returns IO_ERROR."""
+        """A disk error on the second temp write, or on the second rename (the first file
+        already replaced), rolls everything back and returns IO_ERROR."""
         root = make_workspace({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"})
         before = snapshot_tree(root)
-        real_write = atomic.write_atomically
-        calls: list[Path] = []
+        calls: list[object] = []
+        if failing == "write_temp":
+            real_write = atomic.write_temp
 
-        def flaky(target: Path, data: bytes, mode: int, **kwargs: Any) -> None:
-            calls.append(target)
-            if len(calls) == 2:
-                raise OSError(errno.ENOSPC, "No space left on device", str(target))
-            real_write(target, data, mode, **kwargs)
+            def flaky_write(target: Path, data: bytes, mode: int, **kwargs: Any) -> Path:
+                calls.append(target)
+                if len(calls) == 2:
+                    raise OSError(errno.ENOSPC, "No space left on device", str(target))
+                return real_write(target, data, mode, **kwargs)
 
-        monkeypatch.setattr(transaction_module, "write_atomically", flaky)
+            monkeypatch.setattr(transaction_module, "write_temp", flaky_write)
+        else:
+            real_replace = os.replace
+
+            def flaky_replace(src: Any, dst: Any) -> None:
+                calls.append(dst)
+                if len(calls) == 2:
+                    raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+                real_replace(src, dst)
+
+            monkeypatch.setattr(os, "replace", flaky_replace)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")
         txn.update("b.txt", "B")
@@ -480,17 +496,17 @@ class TestCommit:
         """If rollback fails too, the journal stays and the next open restores the old files."""
         root = make_workspace({"a.txt": b"a", "b.txt": b"b"})
         before = snapshot_tree(root)
-        real_write = atomic.write_atomically
+        real_replace = os.replace
 
-        def fail_second(target: Path, data: bytes, mode: int, **kwargs: Any) -> None:
-            if target.name == "b.txt":
+        def fail_second(src: Any, dst: Any) -> None:
+            if Path(dst).name == "b.txt":
                 raise OSError(errno.EIO, "Input/output error")
-            real_write(target, data, mode, **kwargs)
+            real_replace(src, dst)
 
         def broken_rollback(*_args: object) -> None:
             raise OSError(errno.EIO, "still broken")
 
-        monkeypatch.setattr(transaction_module, "write_atomically", fail_second)
+        monkeypatch.setattr(os, "replace", fail_second)
         monkeypatch.setattr(transaction_module, "roll_back", broken_rollback)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")

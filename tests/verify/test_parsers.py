@@ -109,14 +109,35 @@ class TestGeneric:
 
 class TestGoAndCargo:
     def test_go_test_json(self) -> None:
-        """A failed test (with its t.Errorf place) and a build error; passing tests ignored."""
-        found = parse_output(ParserName.GO_TEST, ParserInput(_read("go/test.jsonl"), ""))
+        """A failed test (with its t.Errorf place) and a build error; passing tests ignored.
 
-        assert [("calc_test.go", 9, None, "test"), ("broken/broken.go", 5, 9, "build")] == (
+        Go 1.19 prints build failures as plain text on stderr, beside the JSON events.
+        """
+        found = parse_output(
+            ParserName.GO_TEST,
+            ParserInput(_read("go/test.jsonl"), _read("go/test.stderr.txt")),
+        )
+
+        assert [("calc_test.go", 8, None, "test"), ("broken/broken.go", 4, 9, "build")] == (
             _where(found)
         )
         assert "example.com/calc.TestAdd" == found[0].test_id
         assert "add(2, 3) = -1, want 5" == found[0].message
+
+    def test_go_build_output_events(self) -> None:
+        """Go 1.24 and later report build failures as `build-output` events on stdout."""
+        events = "\n".join(
+            [
+                '{"ImportPath":"example.com/calc/broken","Action":"build-output",'
+                '"Output":"# example.com/calc/broken\\n"}',
+                '{"ImportPath":"example.com/calc/broken","Action":"build-output",'
+                '"Output":"broken/broken.go:4:9: undefined: missing\\n"}',
+                '{"ImportPath":"example.com/calc/broken","Action":"build-fail"}',
+            ]
+        )
+        found = parse_output(ParserName.GO_TEST, ParserInput(events, ""))
+
+        assert [("broken/broken.go", 4, 9, "build")] == _where(found)
 
     def test_cargo_build_json(self) -> None:
         """rustc diagnostics: the error with its code and primary span; summaries skipped."""

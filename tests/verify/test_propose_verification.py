@@ -199,14 +199,86 @@ class TestPlanChecks:
 
         assert ApplyStatus.APPLIED == report.status, report.errors
 
-    def test_no_plan_is_noted(self, project: Path) -> None:
-        """Without a plan (and without require_plan) the change applies, with a note."""
+    def test_no_plan_runs_the_workspace_profiles(self, project: Path) -> None:
+        """Without a plan, the strategy's minimum is still enforced: the runtime runs the
+        workspace's test profiles, and a change that breaks a test is refused."""
+        before = snapshot_tree(project)
+
+        broken = propose(_proposal(verification_plan=None, expected_postconditions=[]), project)
+
+        assert ApplyStatus.REFUSED == broken.status
+        assert [FailureCode.VERIFICATION_FAILED] == [e.code for e in broken.errors]
+        assert before == snapshot_tree(project)
+        assert any("the workspace's profiles run (pytest)" in n for n in broken.notes)
+        assert {RunSide.TARGETED} <= {e.side for e in broken.evidence}
+
+        fine = propose(
+            _proposal(RENAMED, verification_plan=None, expected_postconditions=[]), project
+        )
+
+        assert ApplyStatus.APPLIED == fine.status, fine.errors
+        assert fine.evidence
+
+    def test_unplanned_note_keeps_the_old_behaviour(self, project: Path) -> None:
+        """`unplanned = "note"`: applied after the syntax guard, with a note, nothing run."""
+        (project / "patchsmith.toml").write_text('[verify]\nunplanned = "note"\n')
+
         report = propose(
             _proposal(RENAMED, verification_plan=None, expected_postconditions=[]), project
         )
 
-        assert ApplyStatus.APPLIED == report.status
-        assert any("not verified" in n for n in report.notes)
+        assert ApplyStatus.APPLIED == report.status, report.errors
+        assert any("sets unplanned = note" in n for n in report.notes)
+        assert () == report.evidence
+
+    def test_unplanned_refuse(self, project: Path) -> None:
+        """`unplanned = "refuse"` (like `require_plan`) refuses a proposal without a plan."""
+        (project / "patchsmith.toml").write_text('[verify]\nunplanned = "refuse"\n')
+
+        report = propose(
+            _proposal(RENAMED, verification_plan=None, expected_postconditions=[]), project
+        )
+
+        assert [FailureCode.INSUFFICIENT_EVIDENCE] == [e.code for e in report.errors]
+
+    def test_no_profile_that_reaches_the_level_is_noted(self, tmp_path: Path) -> None:
+        """A workspace without a test profile cannot run targeted tests: noted, not refused."""
+        (tmp_path / "calc.py").write_text("x = 1\n")
+        proposal = _proposal(verification_plan=None, expected_postconditions=[])
+        proposal["operations"] = [
+            {
+                "type": "direct_write",
+                "path": "calc.py",
+                "content": "x = 2\n",
+                "expected_sha256": hashlib.sha256(b"x = 1\n").hexdigest(),
+            }
+        ]
+
+        report = propose(proposal, tmp_path, record=False)
+
+        assert ApplyStatus.APPLIED == report.status, report.errors
+        assert any("no profile in this workspace reaches it" in n for n in report.notes)
+
+    def test_compile_minimum_prefers_build_profiles(self, project: Path) -> None:
+        """BUILD_TOOL_GENERATED needs compile: a build profile is chosen over the tests."""
+        from patchsmith.proposal import PatchProposal
+        from patchsmith.verify.plan import implicit_plan
+        from patchsmith.verify.profiles import Profile, ProfileKind, ProfileSet
+
+        build = Profile(argv=("make",), kind=ProfileKind.BUILD)
+        test = Profile(argv=("pytest",), kind=ProfileKind.TEST)
+        proposal = PatchProposal.model_validate(
+            _proposal(strategy="HYBRID", verification_plan=None, expected_postconditions=[])
+        )
+        compile_only = proposal.model_copy(update={"strategy": "BUILD_TOOL_GENERATED"})
+        both = ProfileSet({"make": build, "unit": test}, {})
+
+        assert ("make",) == implicit_plan(compile_only, both).profile_names()  # type: ignore[union-attr]
+        hybrid = implicit_plan(proposal, both)
+        assert hybrid is not None and ("unit",) == hybrid.profile_names() and hybrid.full
+        tests_only = ProfileSet({"unit": test}, {})
+        assert ("unit",) == implicit_plan(compile_only, tests_only).profile_names()  # type: ignore[union-attr]
+        assert implicit_plan(proposal, ProfileSet({"make": build}, {})) is None
 
 
 class TestEvidenceIsRecorded:

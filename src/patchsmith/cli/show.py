@@ -14,6 +14,7 @@ from patchsmith.cli.log import (
     write_json,
 )
 from patchsmith.errors import PatchRefused
+from patchsmith.evidence import Evidence, RunSide
 from patchsmith.store import AttemptRecord
 
 __all__ = ["register", "render", "run"]
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(attempt: AttemptRecord) -> str:
-    """The plain-text view: a header, files, decisions, verification, failures, the diff."""
+    """The plain-text view: header, files, decisions, commands, verification, failures, diff."""
     lines = [
         f"attempt   {attempt.id}",
         f"run       {attempt.run_id}",
@@ -71,18 +72,35 @@ def render(attempt: AttemptRecord) -> str:
             verdict = "pass" if d.passed else "FAIL"
             detail = f"  {d.detail}" if d.detail else ""
             lines.append(f"  {verdict}  {d.name} ({d.code.value}){detail}")
-    if attempt.evidence:
+    commands = [e for e in attempt.evidence if e.side is RunSide.COMMAND]
+    checks = [e for e in attempt.evidence if e.side is not RunSide.COMMAND]
+    if commands:
+        lines.append("commands")
+        for e in commands:
+            verdict = "pass" if e.passed else "FAIL"
+            lines.append(
+                f"  {verdict}  {e.profile} {_ended(e)}, {e.duration_s:.2f} s, "
+                f"changed: {', '.join(e.changed_paths) or 'nothing'}"
+            )
+            lines.append(f"    argv    {' '.join(e.argv)}")
+            lines.append(f"    output  sha256 {e.output_sha256}")
+            if e.nondeterministic:
+                lines.append(
+                    "    nondeterministic  two runs differ in " + ", ".join(e.nondeterministic)
+                )
+            for found in e.failures:
+                lines.append(f"    {found.code or 'failure'}  {found.message}")
+    if checks:
         lines.append("verification")
-        for e in attempt.evidence:
+        for e in checks:
             verdict = "pass" if e.passed else "FAIL"
             cached = ", cached" if e.cached else ""
-            ended = e.start_error or ("timed out" if e.timed_out else f"exit {e.exit_code}")
             lines.append(
-                f"  {verdict}  {e.profile} [{e.side.value}{cached}] {ended}, "
+                f"  {verdict}  {e.profile} [{e.side.value}{cached}] {_ended(e)}, "
                 f"{e.duration_s:.2f} s, {len(e.failures)} failures"
                 + (
                     f" ({len(e.introduced)} introduced, {len(e.fixed)} fixed)"
-                    if e.side.value != "base"
+                    if e.side is not RunSide.BASE
                     else ""
                 )
             )
@@ -116,6 +134,10 @@ def render(attempt: AttemptRecord) -> str:
     else:
         text += "no diff recorded\n"
     return text
+
+
+def _ended(run: Evidence) -> str:
+    return run.start_error or ("timed out" if run.timed_out else f"exit {run.exit_code}")
 
 
 def _short(sha256: str | None) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from patchsmith.codemod.backends.astgrep import AST_GREP_LANGUAGES, pattern_rule
 from patchsmith.codemod.manifests import MANIFESTS, declared_dependencies, has_dependency
@@ -21,7 +22,21 @@ from patchsmith.codemod.recipe import (
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
 
-__all__ = ["CheckStatus", "RecipeCheck", "check_failures", "postconditions", "preconditions"]
+if TYPE_CHECKING:
+    from patchsmith.verify.profiles import ProfileSet
+    from patchsmith.verify.report import VerifyReport
+
+__all__ = [
+    "CheckStatus",
+    "ProfileRunner",
+    "RecipeCheck",
+    "check_failures",
+    "postconditions",
+    "preconditions",
+]
+
+ProfileRunner = Callable[[Sequence[str]], "VerifyReport"]
+"""Runs the named verification profiles on the workspace with the recipe's changes applied."""
 
 
 class CheckStatus(StrEnum):
@@ -121,9 +136,20 @@ def _pattern_matches(
 
 
 def postconditions(
-    recipe: Recipe, changed: Mapping[str, bytes], work: WorkSet
+    recipe: Recipe,
+    changed: Mapping[str, bytes],
+    work: WorkSet,
+    *,
+    profiles: ProfileSet | None = None,
+    run_profiles: ProfileRunner | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
-    """Each postcondition checked on the changed texts (`work` holds them)."""
+    """Each postcondition checked on the changed texts (`work` holds them).
+
+    `compiles` and `tests_pass` are decided by verification profiles when the workspace
+    has them (`profiles`, run through `run_profiles` on the changed tree): the profile
+    the condition names, else every profile of a kind that decides it (build or
+    typecheck for `compiles`, test for `tests_pass`). Without one, by a syntax check.
+    """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
         if isinstance(post, NoReference):
@@ -135,10 +161,65 @@ def postconditions(
             results.append(
                 _check(f"no_reference {post.pattern}", not found, evidence, before=False)
             )
+            continue
+        assert isinstance(post, CompilesCheck | TestsPassCheck)
+        names = _deciding_profiles(post, profiles)
+        if names and run_profiles is not None:
+            results.append(_verified(post.type, names, run_profiles(names)))
         else:
-            assert isinstance(post, CompilesCheck | TestsPassCheck)
             results.append(_syntax(post.type, post.profile, changed))
     return results
+
+
+def _deciding_profiles(
+    post: CompilesCheck | TestsPassCheck, profiles: ProfileSet | None
+) -> list[str]:
+    """The profiles that decide `post` in this workspace (none: fall back to syntax)."""
+    from patchsmith.verify.profiles import ProfileKind
+
+    if profiles is None:
+        return []
+    if post.profile is not None:
+        return [post.profile] if profiles.get(post.profile) is not None else []
+    kinds = (
+        (ProfileKind.BUILD, ProfileKind.TYPECHECK)
+        if isinstance(post, CompilesCheck)
+        else (ProfileKind.TEST,)
+    )
+    return sorted(name for name, p in profiles.profiles.items() if p.kind in kinds)
+
+
+def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> RecipeCheck:
+    """The verdict of real profile runs: passed unless the change broke what one checks."""
+    if report.errors:
+        problem = "; ".join(e.message for e in report.errors)
+        return _check(
+            name, False, f"profiles {', '.join(profiles)} could not run: {problem}", before=False
+        )
+    broken = [o for o in report.outcomes if not o.passed]
+    if not broken:
+        done = ", ".join(o.profile for o in report.outcomes)
+        return _check(name, True, f"verified by {done} ({report.level.label})", before=False)
+    parts = []
+    for outcome in broken:
+        first = outcome.introduced[0] if outcome.introduced else None
+        detail = ""
+        if first is not None:
+            where = first.file or ""
+            if where and first.line is not None:
+                where += f":{first.line}"
+            label = first.test_id or first.code or ""
+            message = (first.message.strip().splitlines() or [""])[0]
+            detail = ": " + " ".join(
+                x for x in (where, f"[{label}]" if label else "", message) if x
+            )
+        if outcome.introduced:
+            parts.append(
+                f"{outcome.profile}: {len(outcome.introduced)} introduced failure(s){detail}"
+            )
+        else:
+            parts.append(f"{outcome.profile} failed where the base passed (or could not finish)")
+    return _check(name, False, "; ".join(parts), before=False)
 
 
 def _syntax(name: str, profile: str | None, changed: Mapping[str, bytes]) -> RecipeCheck:
@@ -157,7 +238,7 @@ def _syntax(name: str, profile: str | None, changed: Mapping[str, bytes]) -> Rec
     how = (
         f"profile {profile!r} is not available here; checked syntax instead"
         if profile
-        else "no verification profile named; checked syntax"
+        else "no verification profile decides it here; checked syntax"
     )
     evidence = f"{how}: " + (
         f"{len(broken)} file(s) do not parse: {', '.join(broken[:5])}"

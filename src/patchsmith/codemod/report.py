@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure
+from patchsmith.evidence import Evidence
 
 if TYPE_CHECKING:
     from patchsmith.codemod.checks import RecipeCheck
@@ -73,6 +74,8 @@ class RecipeReport:
     attempt_id: str | None = None
     idempotent: bool | None = None
     """Whether re-running the recipe on its own output changed nothing (`None`: not checked)."""
+    evidence: tuple[Evidence, ...] = ()
+    """Verification profiles run for `compiles` / `tests_pass` (also in the audit record)."""
 
     @property
     def files_changed(self) -> int:
@@ -101,6 +104,7 @@ class RecipeReport:
             "unchanged_matches": [m.to_json() for m in self.unchanged_matches],
             "checks": [c.to_json() for c in self.checks],
             "idempotent": self.idempotent,
+            "verification": [e.to_json(output=False) for e in self.evidence],
             "errors": [e.to_json() for e in self.errors],
             "seconds": round(self.seconds, 3),
             "attempt_id": self.attempt_id,

@@ -25,13 +25,17 @@ from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, Sk
 from patchsmith.codemod.transform import SeenMatch, transform
 from patchsmith.codemod.workset import WorkSet, scratch_dir
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
+    from patchsmith.codemod.checks import ProfileRunner
     from patchsmith.policy import Policy
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
+    from patchsmith.verify.profiles import ProfileSet
+    from patchsmith.verify.report import VerifyReport
 
 __all__ = ["Progress", "RecipePlan", "RecipeSource", "plan_recipe", "run_recipe", "stage_plan"]
 
@@ -60,6 +64,8 @@ class RecipePlan:
     checks: list[RecipeCheck] = field(default_factory=list)
     errors: list[PatchFailure] = field(default_factory=list)
     idempotent: bool | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+    """Verification profiles run for `compiles` / `tests_pass` (kept with the attempt)."""
 
 
 def _no_progress(_step: str, _done: int, _total: int) -> None:
@@ -74,11 +80,14 @@ def plan_recipe(
     policy: Policy | None = None,
     progress: Progress | None = None,
     rerun: bool = True,
+    cache: bool = True,
 ) -> RecipePlan:
     """The recipe's changes to the files under `root` (narrowed to `paths`), computed in memory.
 
     With `rerun` (and the recipe's `idempotency.rerun_produces_no_diff`), the recipe is run
     again on its own output and the plan refused (NOT_IDEMPOTENT) if that changes anything.
+    `compiles` / `tests_pass` run the workspace's verification profiles on a private copy
+    with the changes applied (`cache` false: the base run is not cached either).
     """
     step = progress or _no_progress
     total = 4 + len(recipe.operations)
@@ -135,9 +144,15 @@ def plan_recipe(
     plan.originals = {p: work.original(p) for p in changed}
     step("checking postconditions", 3 + len(recipe.operations), total)
     if changed and recipe.postconditions:
+        profiles, run_profiles = _profile_runner(plan, root, cache=cache)
+        if isinstance(profiles, PatchFailure):
+            plan.errors.append(profiles)
+            return plan
         with scratch_dir("patchsmith-recipe-") as tmp:
             after = WorkSet.from_texts(changed, Path(tmp))
-            post = postconditions(recipe, changed, after)
+            post = postconditions(
+                recipe, changed, after, profiles=profiles, run_profiles=run_profiles
+            )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
             return plan
@@ -145,6 +160,31 @@ def plan_recipe(
         plan.errors.extend(check_failures(post))
     step("done", total, total)
     return plan
+
+
+def _profile_runner(
+    plan: RecipePlan, root: Path, *, cache: bool
+) -> tuple[ProfileSet | PatchFailure | None, ProfileRunner | None]:
+    """The workspace's profiles and a runner over the plan's changes (only when a condition
+    could use them: loading profiles reads the config, running them costs real time)."""
+    from patchsmith.codemod.recipe import CompilesCheck, TestsPassCheck
+
+    if not any(isinstance(p, CompilesCheck | TestsPassCheck) for p in plan.recipe.postconditions):
+        return None, None
+    from patchsmith.verify.profiles import load_profiles
+    from patchsmith.verify.workflow import verify_changes
+
+    profiles = load_profiles(root)
+    if isinstance(profiles, PatchFailure):
+        return profiles, None
+    changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
+
+    def run(names: Sequence[str]) -> VerifyReport:
+        report = verify_changes(root, changes, names, profile_set=profiles, cache=cache)
+        plan.evidence.extend(report.evidence)
+        return report
+
+    return profiles, run
 
 
 def _links_files(recipe: Recipe) -> bool:
@@ -320,6 +360,7 @@ def run_recipe(
             unchanged_matches=tuple(plan.seen),
             checks=tuple(plan.checks),
             idempotent=plan.idempotent,
+            evidence=tuple(plan.evidence),
             seconds=time.perf_counter() - started,
             **more,  # type: ignore[arg-type]
         )
@@ -335,10 +376,14 @@ def run_recipe(
         policy=rules,
         progress=progress,
         rerun=not dry_run,
+        cache=attempt.record,
     )
+    evidence = tuple(plan.evidence)
     if plan.errors:
         finished = attempt.finish(
-            ApplyReport(ApplyStatus.REFUSED, errors=tuple(plan.errors), check=dry_run)
+            ApplyReport(
+                ApplyStatus.REFUSED, errors=tuple(plan.errors), check=dry_run, evidence=evidence
+            )
         )
         return report(
             plan, RecipeStatus.REFUSED, errors=finished.errors, attempt_id=finished.attempt_id
@@ -351,7 +396,7 @@ def run_recipe(
         changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
         files = _file_results(plan, changes)
         diff = "".join(f.diff for f in files)
-        preview = ApplyReport(ApplyStatus.APPLIED, check=True, diff=diff)
+        preview = ApplyReport(ApplyStatus.APPLIED, check=True, diff=diff, evidence=evidence)
         finished = attempt.finish(preview, changes, diff)
         return report(
             plan,
@@ -365,7 +410,9 @@ def run_recipe(
         if staged:
             files = _file_results(plan, transaction.changes)
             finished = attempt.finish(
-                ApplyReport(ApplyStatus.REFUSED, errors=tuple(staged), check=dry_run),
+                ApplyReport(
+                    ApplyStatus.REFUSED, errors=tuple(staged), check=dry_run, evidence=evidence
+                ),
                 transaction.changes,
                 transaction.diff(),
             )
@@ -374,7 +421,7 @@ def run_recipe(
             attempt,
             transaction,
             GuardContext(rules, root=workspace.root),
-            ApplyReport(ApplyStatus.APPLIED),
+            ApplyReport(ApplyStatus.APPLIED, evidence=evidence),
             check=False,
         )
         if not done.ok:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from patchsmith.commands.profiles import CommandProfile, ParamValue, render_argv
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.policy import matches
 from patchsmith.runtime.process import ProcessResult, run_process
 
@@ -64,6 +65,32 @@ class CommandRun:
     def ok(self) -> bool:
         """True when the run may be staged."""
         return not self.failures
+
+    def evidence(self) -> Evidence | None:
+        """The run as evidence for the audit store (`None` when the command never started:
+        a refused parameter or scratch copy is already in the failures)."""
+        result = self.result
+        if result is None:
+            return None
+        return Evidence(
+            profile=self.profile,
+            side=RunSide.COMMAND,
+            argv=result.argv,
+            exit_code=result.exit_code,
+            duration_s=result.duration_s,
+            passed=self.ok,
+            output_sha256=result.output_sha256,
+            failures=tuple(
+                ToolFailure(tool=self.profile, message=f.message, code=f.code.value)
+                for f in self.failures
+            ),
+            timed_out=result.timed_out,
+            start_error=result.start_error,
+            stdout=result.stdout,
+            stderr=result.stderr,
+            changed_paths=tuple(f.path for f in self.files),
+            nondeterministic=self.nondeterministic,
+        )
 
     def summary(self) -> str:
         """One line for the model: what ran, how it ended, what it changed."""

@@ -1,7 +1,7 @@
 """The MCP server: `Toolbox` behind the official `mcp` SDK, over stdio or streamable HTTP.
 
 Only this module imports the SDK, and only `patchsmith mcp` imports this module, so
-`import patchsmith` and every other command never load it (docs/decisions/0020).
+`import patchsmith` and every other command never load it (docs/decisions/0021).
 The SDK's low-level `Server` is used rather than its decorator framework: the input
 schemas are the argument models' own, and a bad argument comes back as a
 PatchFailure-shaped result the model can read, not as a protocol error.

@@ -7,16 +7,25 @@ owner. `write_atomically` writes a temp file next to the target (created with
 followed or overwritten), gives it the old file's owner, group and extended
 attributes when it can, drops setuid/setgid when the owner cannot be kept, and
 renames it over the target.
+
+A multi-file commit writes all its temp files first (`write_temp`), makes them
+durable together (`sync_paths`: one `syncfs` of the filesystem for a large batch on
+Linux, else an `fsync` each), and only then renames them: as safe as one fsync per
+file before each rename, at a fraction of the cost.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import os
 import secrets
 import stat
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 __all__ = [
@@ -27,8 +36,10 @@ __all__ = [
     "meta_of",
     "read_nofollow",
     "remove_temp",
+    "sync_paths",
     "write_atomically",
     "write_new_file",
+    "write_temp",
 ]
 
 TEMP_PREFIX = ".patchsmith-"
@@ -40,6 +51,9 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # File capabilities grant privileges like setuid does; new content does not inherit them.
 _NEVER_COPIED = frozenset({"security.capability"})
 _TEMP_ATTEMPTS = 16
+
+SYNCFS_MIN_PATHS = 16
+"""From this many paths on, `sync_paths` flushes their filesystem once instead of each path."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +170,17 @@ def _carry_meta(fd: int, meta: FileMeta, mode: int) -> int:
     return mode
 
 
+def _fill(fd: int, data: bytes, mode: int, meta: FileMeta | None) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    if meta is not None:
+        mode = _carry_meta(fd, meta, mode)
+    # fchmod after fchown: a change of owner clears setuid/setgid bits.
+    os.fchmod(fd, mode)
+
+
 def write_atomically(
     target: Path,
     data: bytes,
@@ -173,14 +198,7 @@ def write_atomically(
     fd, temp = _open_temp(target.parent, temp_name)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if meta is not None:
-                mode = _carry_meta(fd, meta, mode)
-            # fchmod after fchown: a change of owner clears setuid/setgid bits.
-            os.fchmod(fd, mode)
+            _fill(fd, data, mode, meta)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -189,6 +207,83 @@ def write_atomically(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def write_temp(
+    target: Path, data: bytes, mode: int, *, temp_name: str, meta: FileMeta | None = None
+) -> Path:
+    """Write `data` to the new temp file `temp_name` beside `target`; returns its path.
+
+    Neither synced nor renamed: the caller makes a batch durable with `sync_paths`
+    and then renames each temp over its target. Removed again if writing fails.
+    """
+    fd, temp = _open_temp(target.parent, temp_name)
+    try:
+        try:
+            _fill(fd, data, mode, meta)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return temp
+
+
+@cache
+def _syncfs() -> Callable[[int], int] | None:
+    """Linux's `syncfs(2)` through the C library, or `None` where there is none."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover - not Linux
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):  # pragma: no cover - a libc without syncfs
+        return None
+    function.argtypes = [ctypes.c_int]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _sync_filesystem(path: Path) -> bool:
+    """Flush the whole filesystem holding `path`; False when `syncfs` is not available."""
+    syncfs = _syncfs()
+    if syncfs is None:  # pragma: no cover - not Linux
+        return False
+    fd = os.open(path, os.O_RDONLY | _CLOEXEC)
+    try:
+        if syncfs(fd) != 0:
+            code = ctypes.get_errno()
+            if code == errno.ENOSYS:  # pragma: no cover - a kernel without it
+                return False
+            raise OSError(code, os.strerror(code), str(path))
+    finally:
+        os.close(fd)
+    return True
+
+
+def _fsync_path(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_paths(paths: Sequence[Path]) -> None:
+    """Make the content (files) or entries (directories) of every path in `paths` durable.
+
+    Fewer than `SYNCFS_MIN_PATHS`: an `fsync` each. More: one `syncfs(2)` per
+    filesystem they live on (Linux; it flushes everything dirty there, which is what
+    makes one call enough), else an `fsync` each. Raises `OSError` when the disk fails.
+    """
+    if len(paths) >= SYNCFS_MIN_PATHS:
+        devices: dict[int, Path] = {}
+        for path in paths:
+            devices.setdefault(path.lstat().st_dev, path)
+        if all(_sync_filesystem(path) for path in devices.values()):
+            return
+    for path in paths:
+        _fsync_path(path)
 
 
 def write_new_file(path: Path, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:

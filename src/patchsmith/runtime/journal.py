@@ -39,6 +39,7 @@ from patchsmith.runtime.atomic import (
     meta_of,
     read_nofollow,
     remove_temp,
+    sync_paths,
     write_atomically,
     write_new_file,
 )
@@ -118,10 +119,13 @@ def open_journal(
     backups = directory / "backup"
     os.mkdir(backups, 0o700)
     records: list[dict[str, object]] = []
+    written: list[Path] = []
     for number, entry in enumerate(entries):
         record: dict[str, object] = {"path": entry.path, "backup": None, "mode": entry.mode}
         if entry.old_bytes is not None:
-            write_new_file(backups / str(number), entry.old_bytes)
+            # Synced together below, before the manifest exists: one flush for the batch.
+            write_new_file(backups / str(number), entry.old_bytes, sync=False)
+            written.append(backups / str(number))
             record["backup"] = str(number)
             record["old_sha256"] = hashlib.sha256(entry.old_bytes).hexdigest()
         if entry.new_bytes is not None:
@@ -130,6 +134,7 @@ def open_journal(
         else:
             record["new_sha256"] = None
         records.append(record)
+    sync_paths(written)
     fsync_directory(backups)
     manifest = {
         "version": _FORMAT_VERSION,

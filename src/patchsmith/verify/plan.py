@@ -26,11 +26,11 @@ from patchsmith.proposal import (
     VerificationPlan,
 )
 from patchsmith.runtime.change import FileChange
-from patchsmith.verify.profiles import EvidenceLevel, Profile, ProfileKind, ProfileSet
+from patchsmith.verify.profiles import EvidenceLevel, Profile, ProfileKind, ProfileSet, Unplanned
 from patchsmith.verify.report import DEFAULT_TOP, ProfileOutcome, VerifyReport
 from patchsmith.verify.workflow import verify_changes
 
-__all__ = ["check_plan", "plan_level", "plan_verifier", "unverified_note"]
+__all__ = ["check_plan", "implicit_plan", "plan_level", "plan_verifier", "unverified_note"]
 
 _PROVES = {
     PostconditionType.COMPILES: (ProfileKind.BUILD, ProfileKind.TYPECHECK, ProfileKind.TEST),
@@ -99,6 +99,35 @@ def check_plan(proposal: PatchProposal, profile_set: ProfileSet) -> tuple[PatchF
     return tuple(failures)
 
 
+def implicit_plan(proposal: PatchProposal, profile_set: ProfileSet) -> VerificationPlan | None:
+    """The plan the runtime runs for a proposal without one (`unplanned = "auto"`).
+
+    The workspace's profiles that reach the strategy's minimum: build and typecheck
+    profiles for compile (test profiles when there are none), test profiles for the
+    test levels (run whole for full-tests). `None` when the proposal has a plan, needs
+    no more than syntax, or no profile here reaches its level.
+    """
+    if proposal.verification_plan is not None or profile_set.unplanned is not Unplanned.AUTO:
+        return None
+    required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
+    if required <= EvidenceLevel.SYNTAX:
+        return None
+    by_kind = {
+        kind: sorted(n for n, p in profile_set.profiles.items() if p.kind is kind)
+        for kind in ProfileKind
+    }
+    if required is EvidenceLevel.COMPILE:
+        names = by_kind[ProfileKind.BUILD] + by_kind[ProfileKind.TYPECHECK]
+        names = names or by_kind[ProfileKind.TEST]
+    else:
+        names = by_kind[ProfileKind.TEST]
+    if not names:
+        return None
+    plan = VerificationPlan(profiles=tuple(names), full=required is EvidenceLevel.FULL_TESTS)
+    profiles = [p for n in names if (p := profile_set.get(n)) is not None]
+    return plan if plan_level(plan, profiles) >= required else None
+
+
 def unverified_note(proposal: PatchProposal, profile_set: ProfileSet) -> str | None:
     """What to tell the caller when a proposal comes without a plan but its strategy asks one."""
     if proposal.verification_plan is not None:
@@ -106,9 +135,20 @@ def unverified_note(proposal: PatchProposal, profile_set: ProfileSet) -> str | N
     required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
     if required <= EvidenceLevel.SYNTAX:
         return None
+    planned = implicit_plan(proposal, profile_set)
+    if planned is not None:
+        return (
+            f"no verification_plan: {proposal.strategy.value} asks for {required.label} "
+            f"evidence, so the workspace's profiles run ({', '.join(planned.profile_names())})"
+        )
+    why = (
+        "no profile in this workspace reaches it"
+        if profile_set.unplanned is Unplanned.AUTO
+        else "the workspace sets unplanned = note"
+    )
     return (
-        f"not verified: {proposal.strategy.value} asks for {required.label} evidence and the "
-        "proposal has no verification_plan (only the syntax guard ran)"
+        f"not verified: {proposal.strategy.value} asks for {required.label} evidence, the "
+        f"proposal has no verification_plan and {why} (only the syntax guard ran)"
     )
 
 

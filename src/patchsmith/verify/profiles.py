@@ -35,6 +35,7 @@ __all__ = [
     "ProfileKind",
     "ProfileSet",
     "ProfileSource",
+    "Unplanned",
     "detect_profiles",
     "load_profiles",
 ]
@@ -94,6 +95,18 @@ DEFAULT_MINIMUM_EVIDENCE: Mapping[ProposalStrategy, EvidenceLevel] = {
     ProposalStrategy.HYBRID: EvidenceLevel.FULL_TESTS,
 }
 """The pyramid's defaults (docs/verify.md explains each); `risk: HIGH` adds one level."""
+
+
+class Unplanned(StrEnum):
+    """What happens to a proposal that comes without a `verification_plan`."""
+
+    AUTO = "auto"
+    """The runtime makes the plan from the workspace's profiles that reach the strategy's
+    minimum, and runs it; with no such profile, only a note says it was not verified."""
+    REFUSE = "refuse"
+    """Refused (INSUFFICIENT_EVIDENCE) whenever the minimum is above syntax."""
+    NOTE = "note"
+    """Applied after the syntax guard, with a note that it was not verified."""
 
 
 class Profile(BaseModel):
@@ -158,6 +171,8 @@ class ProfileSet:
     )
     require_plan: bool = False
     """When true, a proposal without a `verification_plan` cannot reach its level."""
+    unplanned: Unplanned = Unplanned.AUTO
+    """What a proposal without a plan gets (`require_plan` makes it REFUSE)."""
 
     def get(self, name: str) -> Profile | None:
         """The profile called `name`, or `None`."""
@@ -178,6 +193,7 @@ class _VerifyTable(BaseModel):
 
     minimum_evidence: dict[ProposalStrategy, str] = Field(default_factory=dict)
     require_plan: StrictBool = False
+    unplanned: Unplanned = Unplanned.AUTO
 
     @field_validator("minimum_evidence")
     @classmethod
@@ -236,7 +252,8 @@ def load_profiles(root: str | Path) -> ProfileSet | PatchFailure:
     levels = dict(DEFAULT_MINIMUM_EVIDENCE)
     for strategy, text in parsed_settings.minimum_evidence.items():
         levels[strategy] = EvidenceLevel.parse(text)
-    return ProfileSet(profiles, sources, levels, parsed_settings.require_plan)
+    unplanned = Unplanned.REFUSE if parsed_settings.require_plan else parsed_settings.unplanned
+    return ProfileSet(profiles, sources, levels, unplanned is Unplanned.REFUSE, unplanned=unplanned)
 
 
 def _read_table(path: Path, keys: tuple[str, ...]) -> Mapping[str, object] | PatchFailure:

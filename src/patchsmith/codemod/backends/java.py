@@ -1,11 +1,16 @@
-"""Java: static method calls replaced with the receiver resolved through the file's imports.
+"""Java: method calls replaced where the receiver's type is resolved through the file's imports.
 
 Tree-sitter (the Java grammar patchsmith already ships for its syntax guard) gives the
-package, the imports and every `method_invocation` with its receiver; a call is
+package, the imports and every `method_invocation` with its receiver. A static call is
 rewritten only when its receiver provably names the class: its fully qualified name,
 or its simple name imported explicitly, through a wildcard import of its package, or
 from the same package, and not shadowed by a type the file declares or imports from
-elsewhere.
+elsewhere. A call on a variable (a local, a parameter, a for-each variable, a field,
+`this.field`) is typed by its declaration in the enclosing scopes, the innermost
+first; when that declared type names the class, the method is renamed in place if
+`to` keeps the class, and the call is reported and left alone if `to` names another
+class (the variable's type would have to change with it). `var` and anything
+undeclared in the file count as unknown and are left alone.
 """
 
 from __future__ import annotations
@@ -126,11 +131,28 @@ def replace_invocations(
                 seen.append(SeenMatch(path, line, _text(node), "a call without a receiver"))
                 continue
             written = _text(receiver)
-            if receiver.type not in ("identifier", "field_access") or not info.names(
+            static = receiver.type in ("identifier", "field_access") and info.names(
                 old_class, written
-            ):
-                reason = f"receiver {written!r} is not {old_class} through this file's imports"
-                seen.append(SeenMatch(path, line, _text(node), reason))
+            )
+            if not static:
+                declared = _declared_type(receiver)
+                if declared is None or not info.names(old_class, declared):
+                    what = f"declared {declared}" if declared else "of no type declared here"
+                    reason = (
+                        f"receiver {written!r} ({what}) is not {old_class} "
+                        "through this file's imports"
+                    )
+                    seen.append(SeenMatch(path, line, _text(node), reason))
+                    continue
+                if new_class != old_class:
+                    reason = (
+                        f"receiver {written!r} is an instance of {old_class}; `to` names "
+                        f"{new_class}, so the variable's type would have to change too"
+                    )
+                    seen.append(SeenMatch(path, line, _text(node), reason))
+                    continue
+                renamed = Edit(name.start_byte, name.end_byte, new_method.encode("utf-8"))
+                groups.append(EditGroup((renamed,), line))
                 continue
             target = new_class if written == old_class else new_simple
             groups.append(
@@ -147,6 +169,71 @@ def replace_invocations(
             work.set(path, new)
             matches[path] += len(groups)
     return None
+
+
+_SCOPES_WITH_PARAMETERS = ("method_declaration", "constructor_declaration", "lambda_expression")
+_DECLARATIONS = ("local_variable_declaration", "field_declaration")
+
+
+def _declared_type(receiver: Node) -> str | None:
+    """The type a variable receiver was declared with (as written, generics dropped).
+
+    `None` for anything but a plain name or `this.name`, for `var`, and for a name the
+    file does not declare. Locals count only when declared before the call.
+    """
+    if receiver.type == "identifier":
+        name, fields_only = _text(receiver), False
+    elif receiver.type == "field_access":
+        obj = receiver.child_by_field_name("object")
+        field = receiver.child_by_field_name("field")
+        if obj is None or field is None or obj.type != "this":
+            return None
+        name, fields_only = _text(field), True
+    else:
+        return None
+    node: Node | None = receiver
+    while node is not None:
+        parent = node.parent
+        if parent is None:
+            return None
+        found = _declared_in(parent, name, receiver.start_byte, fields_only=fields_only)
+        if found is not None:
+            type_name = _type_name(found)
+            return None if type_name == "var" else type_name
+        node = parent
+    return None
+
+
+def _declared_in(scope: Node, name: str, before: int, *, fields_only: bool) -> Node | None:
+    """The type node of `name`'s declaration directly in `scope`, if there is one."""
+    if not fields_only:
+        if scope.type == "enhanced_for_statement":
+            declared = scope.child_by_field_name("name")
+            if declared is not None and _text(declared) == name:
+                return scope.child_by_field_name("type")
+        if scope.type in _SCOPES_WITH_PARAMETERS:
+            parameters = scope.child_by_field_name("parameters")
+            for parameter in parameters.children if parameters is not None else ():
+                declared = parameter.child_by_field_name("name")
+                if declared is not None and _text(declared) == name:
+                    return parameter.child_by_field_name("type")
+    is_class = scope.type in ("class_body", "enum_body")
+    if fields_only and not is_class:
+        return None
+    for child in scope.children:
+        if child.type not in _DECLARATIONS or (not is_class and child.start_byte > before):
+            continue
+        for declarator in child.children_by_field_name("declarator"):
+            declared = declarator.child_by_field_name("name")
+            if declared is not None and _text(declared) == name:
+                return child.child_by_field_name("type")
+    return None
+
+
+def _type_name(node: Node) -> str:
+    if node.type == "generic_type" and node.children:
+        return _text(node.children[0])
+    return _text(node)
 
 
 def _used_names(root: Node) -> set[str]:

@@ -1,0 +1,160 @@
+"""A recipe's `compiles` / `tests_pass` decided by the workspace's verification profiles."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.workspace_snapshot import snapshot_tree
+
+from patchsmith.cli import main
+from patchsmith.codemod import run_recipe
+
+BREAKING = """\
+recipe_id: break-answer
+language: python
+summary: make the answer wrong
+operations:
+  - type: ast_grep_rule
+    id: answer
+    rule: {pattern: "return 42"}
+    fix: "return 41"
+postconditions:
+  - tests_pass
+"""
+
+HARMLESS = """\
+recipe_id: spell-answer
+language: python
+summary: write the answer as a sum
+operations:
+  - type: ast_grep_rule
+    id: answer
+    rule: {pattern: "return 42"}
+    fix: "return 40 + 2"
+postconditions:
+  - tests_pass: unit
+  - compiles
+"""
+
+NAMED_ELSEWHERE = BREAKING.replace("  - tests_pass\n", "  - tests_pass: not-here\n")
+
+
+@pytest.fixture(name="project")
+def _project(tmp_path: Path) -> Path:
+    """A package with one test, a test profile (pytest) and a build profile (compileall)."""
+    python = json.dumps(sys.executable)
+    (tmp_path / "patchsmith.toml").write_text(
+        "[verify.unit]\n"
+        f'argv = [{python}, "-m", "pytest", "-q", "-p", "no:cacheprovider", '
+        '"--junitxml={report}", "tests"]\n'
+        'parser = "pytest"\nkind = "test"\nenv = ["PYTHON*"]\n'
+        "[verify.build]\n"
+        f'argv = [{python}, "-m", "compileall", "-q", "pkg"]\nkind = "build"\n'
+    )
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "answer.py").write_text("def answer():\n    return 42\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_answer.py").write_text(
+        "import sys, os\nsys.path.insert(0, os.getcwd())\nfrom pkg.answer import answer\n\n\n"
+        "def test_answer():\n    assert answer() == 42\n"
+    )
+    for name, text in (("break.yaml", BREAKING), ("spell.yaml", HARMLESS)):
+        (tmp_path / name).write_text(text)
+    (tmp_path / "elsewhere.yaml").write_text(NAMED_ELSEWHERE)
+    return tmp_path
+
+
+def test_a_recipe_that_breaks_a_test_is_refused(project: Path) -> None:
+    """tests_pass runs the test profile on the changed tree; an introduced failure refuses."""
+    before = snapshot_tree(project)
+
+    report = run_recipe(str(project / "break.yaml"), project, apply=True)
+
+    assert not report.ok
+    assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
+    [check] = report.checks
+    assert "failed" == check.status.value
+    assert "unit: 1 introduced failure(s)" in check.evidence
+    assert "test_answer" in check.evidence
+    assert before == snapshot_tree(project)
+    assert {"base", "changed"} <= {e.side.value for e in report.evidence}
+
+
+def test_a_harmless_recipe_is_verified_and_recorded(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both conditions pass by real runs; the runs are in the report and in `show`."""
+    code = main(
+        ["recipe", "run", str(project / "spell.yaml"), "-C", str(project), "--apply", "--json"]
+    )
+
+    data = json.loads(capsys.readouterr().out)
+    assert 0 == code, data["errors"]
+    assert "return 40 + 2" in (project / "pkg" / "answer.py").read_text()
+    checks = {c["condition"]: c for c in data["checks"]}
+    assert "verified by unit" in checks["tests_pass"]["evidence"]
+    assert "verified by build" in checks["compiles"]["evidence"]
+    assert {"unit", "build"} == {run["profile"] for run in data["verification"]}
+
+    main(["show", data["attempt_id"], "-C", str(project)])
+    shown = capsys.readouterr().out
+    assert "verification" in shown
+    assert "pass  unit [changed]" in shown
+    assert "pass  build [changed]" in shown
+
+
+def test_dry_run_verifies_too_and_writes_nothing(project: Path) -> None:
+    """A dry run is everything but the write: the profiles run, the tree stays as it was."""
+    before = snapshot_tree(project)
+
+    report = run_recipe(str(project / "break.yaml"), project, record=False)
+
+    assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
+    assert before == snapshot_tree(project)
+
+
+def test_a_profile_missing_here_falls_back_to_syntax(project: Path) -> None:
+    """A condition naming a profile this workspace lacks says so and checks syntax."""
+    report = run_recipe(str(project / "elsewhere.yaml"), project, record=False)
+
+    [check] = report.checks
+    assert "passed" == check.status.value
+    assert "profile 'not-here' is not available here; checked syntax" in check.evidence
+    assert () == report.evidence
+
+
+def test_without_profiles_syntax_decides(tmp_path: Path) -> None:
+    """No profile of a deciding kind in the workspace: the syntax check, as before."""
+    (tmp_path / "answer.py").write_text("def answer():\n    return 42\n")
+    (tmp_path / "spell.yaml").write_text(HARMLESS.replace("tests_pass: unit", "tests_pass"))
+
+    report = run_recipe(str(tmp_path / "spell.yaml"), tmp_path, record=False)
+
+    assert all("checked syntax" in c.evidence for c in report.checks)
+    assert all("passed" == c.status.value for c in report.checks)
+
+
+def test_verdicts_of_runs_that_could_not_prove_anything() -> None:
+    """A profile that could not run fails the condition; so does a failed run without a
+    parsed failure (its exit status is what broke)."""
+    from patchsmith.codemod.checks import _verified
+    from patchsmith.errors import FailureCode, PatchFailure
+    from patchsmith.verify.profiles import ProfileKind
+    from patchsmith.verify.report import ProfileOutcome, VerifyReport
+
+    error = VerifyReport(errors=(PatchFailure(FailureCode.UNKNOWN_PROFILE, "gone"),))
+    silent = ProfileOutcome("unit", ProfileKind.TEST, (), (), (), (), True, False)
+
+    could_not = _verified("tests_pass", ["unit"], error)
+    broke = _verified("tests_pass", ["unit"], VerifyReport((silent,)))
+
+    assert ("failed", "profiles unit could not run: gone") == (
+        could_not.status.value,
+        could_not.evidence,
+    )
+    assert "failed" == broke.status.value
+    assert "unit failed where the base passed" in broke.evidence
