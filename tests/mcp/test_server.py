@@ -79,7 +79,8 @@ class TestInProcess:
         opened = worker._executor.submit(Store.open, worker.toolbox.state_dir()).result()
         again = worker._executor.submit(Store.open, worker.toolbox.state_dir()).result()
 
-        assert opened is again
+        assert opened._conn is not None
+        assert opened._conn is again._conn
 
 
 class TestHttpOnAThread:
