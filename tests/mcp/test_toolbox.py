@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -686,8 +687,11 @@ class TestStore:
             call(box, "log")
             second = Store.open(box.state_dir())
 
-            assert first is second
-        assert first._conn is None  # closed when the block ends
+            connection = first._conn
+            assert connection is not None
+            assert connection is second._conn
+        with pytest.raises(sqlite3.ProgrammingError):  # closed when the block ends
+            connection.execute("select 1")
 
     def test_unreadable_store(self, repo: Path, box: Toolbox) -> None:
         """A store that cannot be opened is an IO_ERROR result, not an exception."""
