@@ -29,6 +29,7 @@ import platform
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -169,6 +170,32 @@ def _ratio(a: float, b: float) -> str:
     return f"×{b / a:.1f}" if a > 0 else "–"
 
 
+def _growth_rows(
+    cells: dict[tuple[int, int], Cell | None],
+    growing: list[int],
+    fixed: list[int],
+    label: Callable[[int, int], str],
+    *,
+    grow_lines: bool,
+) -> list[str]:
+    """One table row per step of the `growing` axis: time and memory ratios per `fixed` value."""
+    rows = []
+    for small, big in pairwise(growing):
+        row = [label(small, big)]
+        for other in fixed:
+            key_a, key_b = (
+                ((small, other), (big, other)) if grow_lines else ((other, small), (other, big))
+            )
+            a, b = cells.get(key_a), cells.get(key_b)
+            row.append(
+                "–"
+                if a is None or b is None
+                else f"{_ratio(a.seconds, b.seconds)} / {_ratio(a.peak_mb, b.peak_mb)}"
+            )
+        rows.append("| " + " | ".join(row) + " |")
+    return rows
+
+
 def tables(
     cells: dict[tuple[int, int], Cell | None], huge: list[tuple[str, dict[str, object]]]
 ) -> str:
@@ -199,16 +226,13 @@ def tables(
         "| lines | " + " | ".join(f"{h} hunks" for h in hunks_axis) + " |",
         "| --- | " + " | ".join("---:" for _ in hunks_axis) + " |",
     ]
-    for small, big in pairwise(lines_axis):
-        row = [f"{_fmt_lines(small)} → {_fmt_lines(big)}"]
-        for h in hunks_axis:
-            a, b = cells.get((small, h)), cells.get((big, h))
-            row.append(
-                "–"
-                if a is None or b is None
-                else f"{_ratio(a.seconds, b.seconds)} / {_ratio(a.peak_mb, b.peak_mb)}"
-            )
-        out.append("| " + " | ".join(row) + " |")
+    out += _growth_rows(
+        cells,
+        lines_axis,
+        hunks_axis,
+        lambda small, big: f"{_fmt_lines(small)} → {_fmt_lines(big)}",
+        grow_lines=True,
+    )
     out += [
         "",
         "Growth with ten times the hunks (same file): time ratio / memory ratio:",
@@ -216,16 +240,9 @@ def tables(
         "| hunks | " + " | ".join(f"{_fmt_lines(n)} lines" for n in lines_axis) + " |",
         "| --- | " + " | ".join("---:" for _ in lines_axis) + " |",
     ]
-    for small, big in pairwise(hunks_axis):
-        row = [f"{small} → {big}"]
-        for n in lines_axis:
-            a, b = cells.get((n, small)), cells.get((n, big))
-            row.append(
-                "–"
-                if a is None or b is None
-                else f"{_ratio(a.seconds, b.seconds)} / {_ratio(a.peak_mb, b.peak_mb)}"
-            )
-        out.append("| " + " | ".join(row) + " |")
+    out += _growth_rows(
+        cells, hunks_axis, lines_axis, lambda small, big: f"{small} → {big}", grow_lines=False
+    )
     if huge:
         out += [
             "",
