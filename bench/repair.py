@@ -266,9 +266,9 @@ def run(case: Case, tally: Tally, *, plant_secret: bool) -> None:
 def _expected_accepted(root: Path, path: str, before: str, after: str) -> bool:
     """True when patchsmith would write the intended result itself (a hash-checked full write).
 
-    When it would not (the workspace's file already fails to parse and the guard counts the
-    edit's result as worse, or the workspace's policy file cannot be read), no reply of any
-    model can succeed: such refusals are counted apart.
+    When it would not (say the syntax guard blames the intended result for a new problem,
+    or the workspace's policy file cannot be read and the change is not to that file
+    alone), no reply of any model can succeed: such refusals are counted apart.
     """
     sha = hashlib.sha256(before.encode("utf-8")).hexdigest()
     report = write_file(root, path, after, sha, "repair benchmark", check=True, record=False)

@@ -22,7 +22,7 @@ from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
-from patchsmith.policy import Policy, load_policy
+from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.report import ApplyReport, ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -53,6 +53,8 @@ __all__ = [
     "normalise_sha256",
     "not_ready",
     "open_workspace",
+    "outside_policy_file",
+    "policy_or_fallback",
     "resolve_policy",
     "review_and_commit",
     "should_record",
@@ -110,6 +112,30 @@ def resolve_policy(
         guards = rules.guards.model_copy(update={"policy_files": False})
         rules = rules.model_copy(update={"guards": guards})
     return rules
+
+
+def policy_or_fallback(
+    root: Path, policy: Policy | None, *, allow_policy_edit: bool = False
+) -> tuple[Policy | PatchFailure, PatchFailure | None]:
+    """The rules to judge a change by, and the workspace's INVALID_POLICY if it has one.
+
+    When the workspace's own policy file cannot be read, a change to that file alone
+    may still go through (docs/decisions/0025): it is judged by the default policy,
+    whose `policy_files` guard refuses it when it would change the rules themselves
+    (unless `allow_policy_edit`). The caller stages the change under these rules and
+    then asks `outside_policy_file` whether the INVALID_POLICY refuses it after all.
+    """
+    rules = resolve_policy(root, policy, allow_policy_edit=allow_policy_edit)
+    if isinstance(rules, Policy) or rules.code is not FailureCode.INVALID_POLICY:
+        return rules, None
+    fallback = resolve_policy(root, default_policy(), allow_policy_edit=allow_policy_edit)
+    return fallback, rules
+
+
+def outside_policy_file(unreadable: PatchFailure, paths: Sequence[str]) -> bool:
+    """True when `unreadable` (the workspace's INVALID_POLICY) refuses a change to `paths`:
+    any change but one to the unreadable policy file alone."""
+    return not paths or any(path != unreadable.file for path in paths)
 
 
 def open_workspace(root: str | os.PathLike[str], *, check: bool) -> Workspace | ApplyReport:

@@ -67,7 +67,8 @@ def apply(
         head_commit,
         not_ready,
         open_workspace,
-        resolve_policy,
+        outside_policy_file,
+        policy_or_fallback,
         review_and_commit,
         should_record,
         unsupported_modes,
@@ -78,7 +79,9 @@ def apply(
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
         return workspace
-    rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
+    rules, unreadable = policy_or_fallback(
+        workspace.root, policy, allow_policy_edit=allow_policy_edit
+    )
     digest = hashlib.sha256(model_output.encode("utf-8", "surrogatepass")).hexdigest()
     attempt = Attempt(
         state_root=workspace.real_root,
@@ -109,6 +112,14 @@ def apply(
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
         files = _file_reports(plan)
+        if unreadable is not None and outside_policy_file(
+            unreadable, [p for f in files for p in (f.path, f.new_path) if p is not None]
+        ):
+            # The workspace's policy cannot be read: only a change to that file alone
+            # goes on (judged by the defaults); anything else is refused as before.
+            return attempt.finish(
+                ApplyReport(ApplyStatus.REFUSED, errors=(unreadable,), check=check)
+            )
         changes = transaction.changes
         if plan.failures and (not partial or not changes):
             refused = ApplyReport(

@@ -235,7 +235,8 @@ def write_file(
         Attempt,
         not_ready,
         open_workspace,
-        resolve_policy,
+        outside_policy_file,
+        policy_or_fallback,
         review_and_commit,
         should_record,
     )
@@ -245,7 +246,9 @@ def write_file(
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
         return workspace
-    rules = resolve_policy(workspace.root, policy, allow_policy_edit=allow_policy_edit)
+    rules, unreadable = policy_or_fallback(
+        workspace.root, policy, allow_policy_edit=allow_policy_edit
+    )
     attempt = Attempt(
         state_root=workspace.real_root,
         kind=AttemptKind.WRITE,
@@ -266,6 +269,10 @@ def write_file(
             reason=reason,
             allow_create=allow_create,
         )
+        if unreadable is not None and outside_policy_file(unreadable, [staged.file.path]):
+            # As in `apply`: only a write of the unreadable policy file itself goes on.
+            refused = ApplyReport(ApplyStatus.REFUSED, errors=(unreadable,), check=check)
+            return attempt.finish(refused)
         if staged.failure is not None:
             refused = ApplyReport(
                 ApplyStatus.REFUSED, (staged.file,), (staged.failure,), check=check

@@ -100,6 +100,45 @@ class TestPolicyFileGuard:
         assert ["pyproject.toml"] == [f.file for f in failures]
 
 
+class TestBrokenPyproject:
+    """A pyproject.toml that is not TOML before and after: no table to compare."""
+
+    BROKEN = '[project]\nname = "x"\nversion = 1.0.0\n\n[tool.mypy]\nstrict = true\n'
+
+    def test_edit_that_names_no_table_passes(self) -> None:
+        """Neither side could hold a [tool.patchsmith] table: not a policy edit."""
+        change = update("pyproject.toml", self.BROKEN, self.BROKEN + "\n[tool.isort]\n")
+
+        assert [] == PolicyFileGuard().check([change], context())
+
+    def test_edit_of_a_broken_file_that_names_the_table_is_refused(self) -> None:
+        """Rewriting a broken file's policy table unseen would take effect once the TOML
+        is fixed: a policy edit, whichever side names the table."""
+        with_table = self.BROKEN + '\n[tool.patchsmith.policy]\nforbidden = ["ci/**"]\n'
+        loosened = with_table.replace('["ci/**"]', "[]")
+
+        for old, new in ((with_table, loosened), (self.BROKEN, with_table)):
+            failures = PolicyFileGuard().check([update("pyproject.toml", old, new)], context())
+
+            assert [FailureCode.PROTECTED_PATH] == [f.code for f in failures]
+
+    def test_an_escape_that_could_spell_the_table_is_refused(self) -> None:
+        """`"patch\\u0073mith"` is the same TOML key without the word."""
+        new = self.BROKEN + '\n[tool."patch\\u0073mith".policy]\nforbidden = []\n'
+
+        assert 1 == len(
+            PolicyFileGuard().check([update("pyproject.toml", self.BROKEN, new)], context())
+        )
+
+    def test_fixing_the_toml_is_a_policy_edit(self) -> None:
+        """From not-TOML to TOML the rules in force change (from none to some)."""
+        fixed = self.BROKEN.replace("1.0.0", '"1.0.0"')
+
+        assert 1 == len(
+            PolicyFileGuard().check([update("pyproject.toml", self.BROKEN, fixed)], context())
+        )
+
+
 class TestPatchsmithTable:
     def test_reads_the_table(self) -> None:
         assert {"policy": {"forbidden": ["ci/**"]}} == patchsmith_table(PYPROJECT.encode())

@@ -157,7 +157,8 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
     """The workspace's policy with the guards these options switch off, if any.
 
     `None` (the workspace's own policy, loaded by the command) when no option is given
-    or the policy cannot be read: the command then reports INVALID_POLICY itself.
+    or the policy cannot be read: the command then reports INVALID_POLICY itself, or
+    judges a change to the unreadable policy file alone (docs/decisions/0025).
     """
     off = {
         name: False
@@ -243,6 +244,9 @@ def run(args: argparse.Namespace) -> int:
         record=args.record,
         full_rewrite=args.full_rewrite,
         policy=policy_for(args),
+        # also when the policy cannot be read (policy_for gives None): a change that
+        # fixes the policy file itself then still needs this opt-in
+        allow_policy_edit=args.allow_policy_edit,
         strict=args.strict,
     )
     return print_report("apply", report, as_json=args.json)

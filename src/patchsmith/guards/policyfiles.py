@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
@@ -16,7 +17,11 @@ OWN_POLICY_FILE = "patchsmith.toml"
 PYPROJECT_FILE = "pyproject.toml"
 
 _UNREADABLE = "(not valid TOML)"
-"""Stands for a pyproject.toml that does not parse: one broken file equals another."""
+"""Stands for a pyproject.toml that does not parse: one broken file equals another, as
+long as neither could hold the table (`_may_name_table`)."""
+
+_ESCAPE = re.compile(rb"\\[uUx]")
+"""A TOML escape that could spell `patchsmith` in a quoted key without the word."""
 
 
 def _name(path: str) -> str:
@@ -38,6 +43,26 @@ def patchsmith_table(content: bytes | None) -> object:
     if not isinstance(tool, Mapping):
         return _UNREADABLE
     return tool.get("patchsmith")
+
+
+def _may_name_table(content: bytes | None) -> bool:
+    """True when a pyproject.toml that is not TOML could still hold a [tool.patchsmith]
+    table, once its TOML is fixed: it names `patchsmith`, or holds an escape that could."""
+    data = content or b""
+    return b"patchsmith" in data.lower() or _ESCAPE.search(data) is not None
+
+
+def _table_changes(before: bytes | None, after: bytes | None) -> bool:
+    """True when a pyproject.toml's [tool.patchsmith] table may differ before and after.
+
+    Two texts that are not TOML have no table to compare; an edit between them is a
+    policy edit unless neither names one (else a broken file's table could be rewritten
+    unseen, and take effect once someone fixes the TOML).
+    """
+    old, new = patchsmith_table(before), patchsmith_table(after)
+    if old is _UNREADABLE and new is _UNREADABLE:
+        return before != after and (_may_name_table(before) or _may_name_table(after))
+    return old != new
 
 
 def _sides(change: FileChange) -> Iterator[tuple[str, bytes | None, bytes | None]]:
@@ -79,7 +104,7 @@ class PolicyFileGuard(Guard):
                 name = _name(path)
                 if name == OWN_POLICY_FILE:
                     failures.append(self.failure(path, f"{path} holds the policy", hint=hint))
-                elif name == PYPROJECT_FILE and patchsmith_table(before) != patchsmith_table(after):
+                elif name == PYPROJECT_FILE and _table_changes(before, after):
                     failures.append(
                         self.failure(
                             path, f"{path} would change its [tool.patchsmith] table", hint=hint
