@@ -17,6 +17,7 @@ from patchsmith.runtime.journal import (
     close_journal,
     journal_temp_name,
     open_journal,
+    open_pending,
     recover_journals,
     roll_back,
 )
@@ -412,6 +413,39 @@ class TestEntryChecks:
 
         assert (outside / ".patchsmith-0123456789abcdef-0.tmp").exists()
         assert not folder.exists()
+
+    def test_pending_note_file_removes_its_temp(self, tmp_path: Path) -> None:
+        """A `<id>.pending` note (a single-file commit cut short) removes the temp beside its
+        target and itself; a note naming a path outside the root removes nothing there."""
+        root = make_tree(
+            tmp_path / "ws", {"d/a.txt": b"a", "d/.patchsmith-0123456789abcdef-0.tmp": b"x"}
+        )
+        outside = make_tree(tmp_path / "out", {".patchsmith-fedcba9876543210-0.tmp": b"keep"})
+        journal_root = _journal_root(root)
+        (journal_root / f"{JOURNAL_ID}.pending").write_text("d/a.txt")
+        (journal_root / "fedcba9876543210.pending").write_text("../out/x")
+        recover_journals(root, journal_root)
+
+        assert {"d/a.txt": b"a"} == snapshot_tree(root).files()
+        assert (outside / ".patchsmith-fedcba9876543210-0.tmp").exists()
+        assert [] == list(journal_root.iterdir())
+
+    def test_single_file_commit_leaves_no_note(self, tmp_path: Path) -> None:
+        """`open_pending` writes one note file; the commit that used it leaves nothing."""
+        from patchsmith.runtime.transaction import Transaction
+        from patchsmith.runtime.workspace import Workspace
+
+        root = make_tree(tmp_path / "ws", {"a.txt": b"old"})
+        journal_root = _journal_root(root)
+        journal_id, note = open_pending(journal_root, "a.txt")
+        assert [f"{journal_id}.pending"] == [p.name for p in journal_root.iterdir()]
+        assert b"a.txt" == note.read_bytes()
+        note.unlink()
+        txn = Transaction(Workspace(root))
+        assert txn.update("a.txt", "new") is None
+        assert txn.commit() is None
+        assert [] == list(journal_root.iterdir())
+        assert b"new" == (root / "a.txt").read_bytes()
 
 
 class TestBackupPack:

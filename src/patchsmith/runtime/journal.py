@@ -54,6 +54,7 @@ from patchsmith.runtime.statedir import check_entry, ensure_subdir
 __all__ = [
     "MANIFEST_NAME",
     "PENDING_NAME",
+    "PENDING_SUFFIX",
     "JournalEntry",
     "RecoveryResult",
     "close_journal",
@@ -68,7 +69,10 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 PACK_NAME = "backups.pack"
 PENDING_NAME = "pending"
-"""A single-file commit's note of the file it replaces (its temp is beside it; no manifest)."""
+"""In a journal folder of older versions: a single-file commit's note of the file it replaces."""
+PENDING_SUFFIX = ".pending"
+"""`<id>.pending` in the journal root: a single-file commit's note of the file it replaces
+(its temp file is beside that file; there is no manifest)."""
 _FORMAT_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
 _ID = re.compile(r"[0-9a-f]{16}")
@@ -161,13 +165,17 @@ def open_journal(
 
 
 def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
-    """Note the file a single-file commit replaces, so that a crash's temp file is removed."""
+    """Note the file a single-file commit replaces, so that a crash's temp file is removed.
+
+    The note is one file, `<id>.pending`, holding the target's path: a commit removes it
+    when its rename is done. (Older versions made a folder `<id>/` holding `pending`;
+    recovery reads both.)
+    """
     journal_id = new_journal_id()
-    folder = journal_root / journal_id
-    os.mkdir(folder, 0o700)
+    note = journal_root / f"{journal_id}{PENDING_SUFFIX}"
     # Not synced: it only helps clean up, and a temp file lost with it is harmless.
-    write_new_file(folder / PENDING_NAME, target.encode("utf-8", "surrogateescape"), sync=False)
-    return journal_id, folder
+    write_new_file(note, target.encode("utf-8", "surrogateescape"), sync=False)
+    return journal_id, note
 
 
 def close_journal(directory: Path) -> None:
@@ -441,16 +449,16 @@ def _roll_back_planned(
             fsync_directory(parent)
 
 
-def _clean_pending(real_root: Path, directory: Path) -> None:
-    """Remove the temp file a single-file commit may have left (its directory is noted)."""
+def _clean_pending(real_root: Path, note: Path, journal_id: str) -> None:
+    """Remove the temp file a single-file commit may have left (its target is in `note`)."""
+    if not _ID.fullmatch(journal_id):
+        return
     try:
-        raw, _ = read_nofollow(directory / PENDING_NAME, limit=4096)
+        raw, _ = read_nofollow(note, limit=4096)
         relative = _checked_path(real_root, raw.decode("utf-8"), "the pending directory")
     except (OSError, UnicodeDecodeError, _Untrusted):
         return
-    if not _ID.fullmatch(directory.name):
-        return
-    remove_temp(_disk_path(real_root, relative).parent / journal_temp_name(directory.name, 0))
+    remove_temp(_disk_path(real_root, relative).parent / journal_temp_name(journal_id, 0))
 
 
 def _quarantine(journal_root: Path, directory: Path) -> str:
@@ -480,10 +488,15 @@ def recover_journals(
     for directory in sorted(journal_root.iterdir()):
         entry = directory.lstat()
         if not stat.S_ISDIR(entry.st_mode):
+            note = stat.S_ISREG(entry.st_mode) and directory.name.endswith(PENDING_SUFFIX)
+            if note and restore:
+                _clean_pending(real_root, directory, directory.name[: -len(PENDING_SUFFIX)])
+                directory.unlink()
+                removed = True
             continue
         if not os.path.lexists(directory / MANIFEST_NAME):
             if restore:
-                _clean_pending(real_root, directory)
+                _clean_pending(real_root, directory / PENDING_NAME, directory.name)
                 shutil.rmtree(directory)
                 removed = True
             continue

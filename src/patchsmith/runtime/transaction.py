@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -500,9 +499,7 @@ class Transaction:
                 target.unlink()
             else:
                 meta = _meta(target) if change.old_path is not None else None
-                pending_id, pending = open_pending(
-                    self._workspace.ensure_journal_root(), change.path
-                )
+                pending_id, note = open_pending(self._workspace.ensure_journal_root(), change.path)
                 write_atomically(
                     target,
                     change.new_bytes,
@@ -510,7 +507,7 @@ class Transaction:
                     temp_name=journal_temp_name(pending_id, 0),
                     meta=meta,
                 )
-                shutil.rmtree(pending)
+                note.unlink()
             step("sync directories")
             fsync_directory(target.parent)
         except StateDirUnsafe as exc:
