@@ -539,7 +539,8 @@ class Transaction:
                 target = workspace.disk_path(change.path)
                 source = None if change.old_path is None else workspace.disk_path(change.old_path)
                 meta = None if source is None else _meta(source)
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if change.old_path != change.path:  # an updated file's folder exists
+                    target.parent.mkdir(parents=True, exist_ok=True)
                 future = pool.submit(
                     write_temp,
                     target,
