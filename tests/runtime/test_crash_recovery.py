@@ -16,11 +16,12 @@ CRASH_EXIT = 17
 
 # Runs in a child process: stage a multi-file commit and die (os._exit, no cleanup) at the
 # chosen point. argv: root, kind ("step", "replace", "fsync", "syncfs" or "list"), n. A kind
-# prefixed "batch-" flushes every batch with syncfs (as a large commit does), not fsyncs.
+# prefixed "batch-" flushes every batch with syncfs and writes temps on threads (as a large
+# commit does), not fsyncs and inline.
 CHILD = textwrap.dedent(
     """
     import os, sys
-    from patchsmith.runtime import atomic, journal
+    from patchsmith.runtime import atomic, journal, transaction
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
 
@@ -28,6 +29,7 @@ CHILD = textwrap.dedent(
     if kind.startswith("batch-"):
         kind = kind[len("batch-"):]
         atomic.SYNCFS_MIN_PATHS = 1
+        transaction.PARALLEL_WRITES_MIN = 1
     seen = {"step": 0, "replace": 0, "fsync": 0, "syncfs": 0}
     last = [""]
 

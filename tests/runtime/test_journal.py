@@ -17,6 +17,7 @@ from patchsmith.runtime.journal import (
     close_journal,
     journal_temp_name,
     open_journal,
+    open_pending,
     recover_journals,
     roll_back,
 )
@@ -43,7 +44,11 @@ def _plant(
     manifest: object = None,
     created_dirs: object = (),
 ) -> Path:
-    """Write a journal by hand, the way a hostile repository would ship one."""
+    """Write a journal by hand, the way a hostile repository would ship one.
+
+    It is written in format 2 (a file `backup/<n>` per entry), which recovery still reads;
+    `TestBackupPack` covers format 3's single pack.
+    """
     directory = _journal_root(root) / name
     (directory / "backup").mkdir(parents=True)
     for backup, data in (backups or {}).items():
@@ -408,6 +413,112 @@ class TestEntryChecks:
 
         assert (outside / ".patchsmith-0123456789abcdef-0.tmp").exists()
         assert not folder.exists()
+
+    def test_pending_note_file_removes_its_temp(self, tmp_path: Path) -> None:
+        """A `<id>.pending` note (a single-file commit cut short) removes the temp beside its
+        target and itself; a note naming a path outside the root removes nothing there."""
+        root = make_tree(
+            tmp_path / "ws", {"d/a.txt": b"a", "d/.patchsmith-0123456789abcdef-0.tmp": b"x"}
+        )
+        outside = make_tree(tmp_path / "out", {".patchsmith-fedcba9876543210-0.tmp": b"keep"})
+        journal_root = _journal_root(root)
+        (journal_root / f"{JOURNAL_ID}.pending").write_text("d/a.txt")
+        (journal_root / "fedcba9876543210.pending").write_text("../out/x")
+        recover_journals(root, journal_root)
+
+        assert {"d/a.txt": b"a"} == snapshot_tree(root).files()
+        assert (outside / ".patchsmith-fedcba9876543210-0.tmp").exists()
+        assert [] == list(journal_root.iterdir())
+
+    def test_single_file_commit_leaves_no_note(self, tmp_path: Path) -> None:
+        """`open_pending` writes one note file; the commit that used it leaves nothing."""
+        from patchsmith.runtime.transaction import Transaction
+        from patchsmith.runtime.workspace import Workspace
+
+        root = make_tree(tmp_path / "ws", {"a.txt": b"old"})
+        journal_root = _journal_root(root)
+        journal_id, note = open_pending(journal_root, "a.txt")
+        assert [f"{journal_id}.pending"] == [p.name for p in journal_root.iterdir()]
+        assert b"a.txt" == note.read_bytes()
+        note.unlink()
+        txn = Transaction(Workspace(root))
+        assert txn.update("a.txt", "new") is None
+        assert txn.commit() is None
+        assert [] == list(journal_root.iterdir())
+        assert b"new" == (root / "a.txt").read_bytes()
+
+
+class TestBackupPack:
+    """Format 3 keeps every backup in one `backups.pack`; the manifest says where each is."""
+
+    def _written(self, root: Path) -> tuple[Path, dict[str, object]]:
+        directory = open_journal(
+            _journal_root(root),
+            [
+                JournalEntry("a.txt", b"old a", 0o644, b"new a", 0o644),
+                JournalEntry("b.txt", b"old b!", 0o644, b"new b", 0o644),
+            ],
+            [],
+        )[1]
+        return directory, json.loads((directory / "manifest.json").read_text())
+
+    def test_one_pack_holds_every_backup(self, tmp_path: Path) -> None:
+        """Two backups, one file: the pack is the old contents in order, no per-entry files."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new a", "b.txt": b"new b"})
+        directory, manifest = self._written(root)
+
+        assert {"backups.pack", "manifest.json"} == {p.name for p in directory.iterdir()}
+        assert b"old aold b!" == (directory / "backups.pack").read_bytes()
+        assert [[0, 5], [5, 6]] == [e["backup"] for e in manifest["entries"]]  # type: ignore[index, union-attr]
+        recover_journals(root, root / ".patchsmith" / "journal")
+        assert {"a.txt": b"old a", "b.txt": b"old b!"} == snapshot_tree(root).files()
+
+    @pytest.mark.parametrize(
+        ("where", "why"),
+        [
+            ([0, 99], "beyond the end"),
+            ([-1, 5], "not described fully"),
+            ("0", "not described fully"),
+            ([0, True], "not described fully"),
+            ([0, 1, 2], "not described fully"),
+        ],
+    )
+    def test_bad_places_are_quarantined(self, tmp_path: Path, where: object, why: str) -> None:
+        """An offset or size that is not a place inside the pack restores nothing."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new a", "b.txt": b"new b"})
+        directory, manifest = self._written(root)
+        manifest["entries"][0]["backup"] = where  # type: ignore[index]
+        (directory / "manifest.json").write_text(json.dumps(manifest))
+        result = recover_journals(root, root / ".patchsmith" / "journal")
+
+        assert why in result.quarantined[0][1]
+        assert {"a.txt": b"new a", "b.txt": b"new b"} == snapshot_tree(root).files()
+
+    def test_tampered_or_missing_pack_is_quarantined(self, tmp_path: Path) -> None:
+        """A pack whose bytes changed, or that is gone, restores nothing."""
+        root = make_tree(tmp_path / "ws", {"a.txt": b"new a", "b.txt": b"new b"})
+        directory, _ = self._written(root)
+        (directory / "backups.pack").write_bytes(b"evil aold b!")
+        assert (
+            "does not hash"
+            in recover_journals(root, root / ".patchsmith" / "journal").quarantined[0][1]
+        )
+
+        other = make_tree(tmp_path / "ws2", {"a.txt": b"new a", "b.txt": b"new b"})
+        directory, _ = self._written(other)
+        (directory / "backups.pack").unlink()
+        result = recover_journals(other, other / ".patchsmith" / "journal")
+        assert "backup pack cannot be read" in result.quarantined[0][1]
+        assert {"a.txt": b"new a", "b.txt": b"new b"} == snapshot_tree(other).files()
+
+    def test_unknown_version_is_quarantined(self, tmp_path: Path) -> None:
+        """Only formats 2 and 3 are read; 2.0 or 4 is not a version this code wrote."""
+        for version in (4, 3.0, True):
+            root = make_tree(tmp_path / f"ws{version!r}", {"a.txt": b"new a", "b.txt": b"new b"})
+            directory, manifest = self._written(root)
+            (directory / "manifest.json").write_text(json.dumps({**manifest, "version": version}))
+            result = recover_journals(root, root / ".patchsmith" / "journal")
+            assert "unknown manifest version" in result.quarantined[0][1]
 
 
 class TestRestoredMetadata:

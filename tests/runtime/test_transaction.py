@@ -447,12 +447,20 @@ class TestCommit:
         assert FailureCode.FILE_ALREADY_EXISTS == _code(txn.commit())
         assert b"theirs" == (root / "a.txt").read_bytes()
 
+    @pytest.mark.parametrize("parallel", [False, True], ids=["inline", "threads"])
     @pytest.mark.parametrize("failing", ["write_temp", "replace"])
     def test_io_error_midway_rolls_back(
-        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch, failing: str
+        self,
+        make_workspace: MakeTree,
+        monkeypatch: pytest.MonkeyPatch,
+        failing: str,
+        parallel: bool,
     ) -> None:
         """A disk error on the second temp write, or on the second rename (the first file
-        already replaced), rolls everything back and returns IO_ERROR."""
+        already replaced), rolls everything back and returns IO_ERROR; also when the temp
+        files are written on threads, as a large commit's are."""
+        if parallel:
+            monkeypatch.setattr(transaction_module, "PARALLEL_WRITES_MIN", 1)
         root = make_workspace({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"})
         before = snapshot_tree(root)
         calls: list[object] = []
@@ -489,6 +497,18 @@ class TestCommit:
         assert "rolled back" in result.message
         assert before == snapshot_tree(root)
         assert [] == list((root / ".patchsmith" / "journal").iterdir())
+
+    def test_large_commit_writes_every_file(self, make_workspace: MakeTree) -> None:
+        """A commit past the parallel threshold writes each file exactly, leaving no temp."""
+        count = transaction_module.PARALLEL_WRITES_MIN * 2
+        root = make_workspace({f"d{n % 3}/f{n}.txt": f"old {n}\n".encode() for n in range(count)})
+        txn = Transaction(Workspace(root))
+        for n in range(count):
+            assert txn.update(f"d{n % 3}/f{n}.txt", f"new {n}\n") is None
+
+        assert txn.commit() is None
+        files = snapshot_tree(root).files()
+        assert {f"d{n % 3}/f{n}.txt": f"new {n}\n".encode() for n in range(count)} == files
 
     def test_failed_rollback_is_finished_on_reopen(
         self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch

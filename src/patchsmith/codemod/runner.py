@@ -255,7 +255,8 @@ def stage_plan(
             failures.append(staged)
             continue
         canonical = workspace.canonical(path, follow_final=True)
-        change = next(c for c in transaction.changes if c.path == canonical)
+        change = transaction.staged(canonical)
+        assert change is not None  # update() staged it under its canonical path
         if change.old_bytes != plan.originals[path]:
             failures.append(
                 PatchFailure(

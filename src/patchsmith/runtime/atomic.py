@@ -31,12 +31,14 @@ from pathlib import Path
 __all__ = [
     "TEMP_PREFIX",
     "FileMeta",
+    "create_new_file",
     "current_umask",
     "fsync_directory",
     "meta_of",
     "read_nofollow",
     "remove_temp",
     "sync_paths",
+    "write_all",
     "write_atomically",
     "write_new_file",
     "write_temp",
@@ -170,11 +172,21 @@ def _carry_meta(fd: int, meta: FileMeta, mode: int) -> int:
     return mode
 
 
-def _fill(fd: int, data: bytes, mode: int, meta: FileMeta | None) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` (a short write is continued, not lost)."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def create_new_file(path: Path, mode: int = 0o600) -> int:
+    """Open a new file at `path` for writing (never through a link, never over a name)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
+
+
+def _fill(fd: int, data: bytes, mode: int, meta: FileMeta | None) -> None:
+    write_all(fd, data)
     if meta is not None:
         mode = _carry_meta(fd, meta, mode)
     # fchmod after fchown: a change of owner clears setuid/setgid bits.
@@ -288,12 +300,9 @@ def sync_paths(paths: Sequence[Path]) -> None:
 
 def write_new_file(path: Path, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:
     """Create `path` (never through a link, never over an existing name) holding `data`."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
+    fd = create_new_file(path, mode)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
         if sync:
             os.fsync(fd)
     finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Literal
@@ -39,10 +40,13 @@ _ESCAPES = {
 }
 
 
+_NEEDS_QUOTING = re.compile(rb'[\x00-\x1f\x7f-\xff"\\]')
+
+
 def _quote(name: str) -> bytes:
     """`name` as git prints it: C-quoted when it holds control, quote or non-ASCII bytes."""
     data = name.encode("utf-8", "surrogateescape")
-    if not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in data):
+    if not _NEEDS_QUOTING.search(data):
         return data
     out = bytearray(b'"')
     for byte in data:

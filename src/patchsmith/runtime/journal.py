@@ -1,9 +1,13 @@
 """The commit journal: backups written and fsynced before any file changes, for rollback.
 
-Layout: `<state>/journal/<id>/manifest.json` plus `backup/<n>` for every path that
-existed. The manifest is renamed into place only after every backup is durable, so a
-journal without one means nothing was touched yet; removing the manifest is the commit
-point.
+Layout: `<state>/journal/<id>/manifest.json` plus `backups.pack`, the old bytes of every
+path that existed, one after another (the manifest gives each one's offset and size).
+One pack rather than a file per backup: creating a file is the costliest step of a
+commit on many disks, and a recipe's commit can touch thousands of files. Journals of
+format 2 (a file `backup/<n>` per entry) are still read, so that an upgrade does not
+strand an interrupted commit. The manifest is renamed into place only after the pack
+is durable, so a journal without one means nothing was touched yet; removing the
+manifest is the commit point.
 
 Nothing on disk is trusted, because a repository can carry a `.patchsmith/journal/`
 of its own. Recovery first checks the whole journal: a well-formed manifest whose id
@@ -35,11 +39,12 @@ from patchsmith.errors import PatchFailure
 from patchsmith.runtime.atomic import (
     TEMP_PREFIX,
     FileMeta,
+    create_new_file,
     fsync_directory,
     meta_of,
     read_nofollow,
     remove_temp,
-    sync_paths,
+    write_all,
     write_atomically,
     write_new_file,
 )
@@ -49,6 +54,7 @@ from patchsmith.runtime.statedir import check_entry, ensure_subdir
 __all__ = [
     "MANIFEST_NAME",
     "PENDING_NAME",
+    "PENDING_SUFFIX",
     "JournalEntry",
     "RecoveryResult",
     "close_journal",
@@ -61,9 +67,14 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
+PACK_NAME = "backups.pack"
 PENDING_NAME = "pending"
-"""A single-file commit's note of the file it replaces (its temp is beside it; no manifest)."""
-_FORMAT_VERSION = 2
+"""In a journal folder of older versions: a single-file commit's note of the file it replaces."""
+PENDING_SUFFIX = ".pending"
+"""`<id>.pending` in the journal root: a single-file commit's note of the file it replaces
+(its temp file is beside that file; there is no manifest)."""
+_FORMAT_VERSION = 3
+_READABLE_VERSIONS = (2, 3)
 _ID = re.compile(r"[0-9a-f]{16}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _MAX_MANIFEST_BYTES = 16 * 1024 * 1024
@@ -116,26 +127,27 @@ def open_journal(
     journal_id = journal_id or new_journal_id()
     directory = journal_root / journal_id
     os.mkdir(directory, 0o700)
-    backups = directory / "backup"
-    os.mkdir(backups, 0o700)
     records: list[dict[str, object]] = []
-    written: list[Path] = []
-    for number, entry in enumerate(entries):
-        record: dict[str, object] = {"path": entry.path, "backup": None, "mode": entry.mode}
-        if entry.old_bytes is not None:
-            # Synced together below, before the manifest exists: one flush for the batch.
-            write_new_file(backups / str(number), entry.old_bytes, sync=False)
-            written.append(backups / str(number))
-            record["backup"] = str(number)
-            record["old_sha256"] = hashlib.sha256(entry.old_bytes).hexdigest()
-        if entry.new_bytes is not None:
-            record["new_sha256"] = hashlib.sha256(entry.new_bytes).hexdigest()
-            record["new_mode"] = entry.new_mode
-        else:
-            record["new_sha256"] = None
-        records.append(record)
-    sync_paths(written)
-    fsync_directory(backups)
+    pack = directory / PACK_NAME
+    fd = create_new_file(pack)
+    try:
+        offset = 0
+        for entry in entries:
+            record: dict[str, object] = {"path": entry.path, "backup": None, "mode": entry.mode}
+            if entry.old_bytes is not None:
+                write_all(fd, entry.old_bytes)
+                record["backup"] = [offset, len(entry.old_bytes)]
+                record["old_sha256"] = hashlib.sha256(entry.old_bytes).hexdigest()
+                offset += len(entry.old_bytes)
+            if entry.new_bytes is not None:
+                record["new_sha256"] = hashlib.sha256(entry.new_bytes).hexdigest()
+                record["new_mode"] = entry.new_mode
+            else:
+                record["new_sha256"] = None
+            records.append(record)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     manifest = {
         "version": _FORMAT_VERSION,
         "id": journal_id,
@@ -153,13 +165,17 @@ def open_journal(
 
 
 def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
-    """Note the file a single-file commit replaces, so that a crash's temp file is removed."""
+    """Note the file a single-file commit replaces, so that a crash's temp file is removed.
+
+    The note is one file, `<id>.pending`, holding the target's path: a commit removes it
+    when its rename is done. (Older versions made a folder `<id>/` holding `pending`;
+    recovery reads both.)
+    """
     journal_id = new_journal_id()
-    folder = journal_root / journal_id
-    os.mkdir(folder, 0o700)
+    note = journal_root / f"{journal_id}{PENDING_SUFFIX}"
     # Not synced: it only helps clean up, and a temp file lost with it is harmless.
-    write_new_file(folder / PENDING_NAME, target.encode("utf-8", "surrogateescape"), sync=False)
-    return journal_id, folder
+    write_new_file(note, target.encode("utf-8", "surrogateescape"), sync=False)
+    return journal_id, note
 
 
 def close_journal(directory: Path) -> None:
@@ -243,8 +259,9 @@ def _read_manifest(directory: Path) -> dict[str, object]:
         raise _Untrusted("the manifest is not JSON") from None
     if not isinstance(manifest, dict):
         raise _Untrusted("the manifest is not a JSON object")
-    if manifest.get("version") != _FORMAT_VERSION:
-        raise _Untrusted(f"unknown manifest version {manifest.get('version')!r}")
+    version = manifest.get("version")
+    if type(version) is not int or version not in _READABLE_VERSIONS:
+        raise _Untrusted(f"unknown manifest version {version!r}")
     if manifest.get("id") != directory.name or not _ID.fullmatch(directory.name):
         raise _Untrusted("the manifest's id is missing or is not its directory's name")
     # A journal copied in (a clone, an archive) sits in a directory made on this machine,
@@ -273,8 +290,44 @@ def _current(target: Path) -> tuple[str | None, os.stat_result | None]:
     return hashlib.sha256(data).hexdigest(), info
 
 
+class _Backups:
+    """The backups of one journal: a pack (format 3) or a file per entry (format 2)."""
+
+    def __init__(self, directory: Path, version: int) -> None:
+        self._directory = directory
+        self._version = version
+        self._pack: bytes | None = None
+
+    def read(self, number: int, where: object) -> bytes:
+        """The backup of entry `number`, which the manifest says is at `where`."""
+        if self._version == 2:
+            if where != str(number):
+                raise _Untrusted(f"entry {number}'s backup is not described fully")
+            return self._read(self._directory / "backup" / str(number), f"backup {number}")
+        if (
+            not isinstance(where, list)
+            or len(where) != 2
+            or any(type(value) is not int or value < 0 for value in where)
+        ):
+            raise _Untrusted(f"entry {number}'s backup is not described fully")
+        if self._pack is None:
+            self._pack = self._read(self._directory / PACK_NAME, "the backup pack")
+        offset, size = where
+        if offset + size > len(self._pack):
+            raise _Untrusted(f"backup {number} lies beyond the end of the backup pack")
+        return self._pack[offset : offset + size]
+
+    @staticmethod
+    def _read(path: Path, what: str) -> bytes:
+        try:
+            data, _ = read_nofollow(path)
+        except OSError as exc:
+            raise _Untrusted(f"{what} cannot be read: {exc.strerror or exc}") from None
+        return data
+
+
 def _plan_entry(
-    real_root: Path, directory: Path, number: int, record: object, seen: set[str]
+    real_root: Path, backups: _Backups, number: int, record: object, seen: set[str]
 ) -> _Planned:
     if not isinstance(record, dict):
         raise _Untrusted(f"entry {number} is not an object")
@@ -290,12 +343,9 @@ def _plan_entry(
     backup: bytes | None = None
     meta: FileMeta | None = None
     if backup_name is not None:
-        if backup_name != str(number) or old_sha is None or old_mode is None:
+        if old_sha is None or old_mode is None:
             raise _Untrusted(f"entry {number}'s backup is not described fully")
-        try:
-            backup, _ = read_nofollow(directory / "backup" / str(number))
-        except OSError as exc:
-            raise _Untrusted(f"backup {number} cannot be read: {exc.strerror or exc}") from None
+        backup = backups.read(number, backup_name)
         if hashlib.sha256(backup).hexdigest() != old_sha:
             raise _Untrusted(f"backup {number} does not hash to its recorded sha256")
     elif old_sha is not None:
@@ -332,8 +382,11 @@ def _plan(real_root: Path, directory: Path) -> tuple[str, list[_Planned], list[s
     seen: set[str] = set()
     entries = manifest["entries"]
     assert isinstance(entries, list)
+    version = manifest["version"]
+    assert isinstance(version, int)
+    backups = _Backups(directory, version)
     planned = [
-        _plan_entry(real_root, directory, number, record, seen)
+        _plan_entry(real_root, backups, number, record, seen)
         for number, record in enumerate(entries)
     ]
     created_raw = manifest["created_dirs"]
@@ -396,16 +449,16 @@ def _roll_back_planned(
             fsync_directory(parent)
 
 
-def _clean_pending(real_root: Path, directory: Path) -> None:
-    """Remove the temp file a single-file commit may have left (its directory is noted)."""
+def _clean_pending(real_root: Path, note: Path, journal_id: str) -> None:
+    """Remove the temp file a single-file commit may have left (its target is in `note`)."""
+    if not _ID.fullmatch(journal_id):
+        return
     try:
-        raw, _ = read_nofollow(directory / PENDING_NAME, limit=4096)
+        raw, _ = read_nofollow(note, limit=4096)
         relative = _checked_path(real_root, raw.decode("utf-8"), "the pending directory")
     except (OSError, UnicodeDecodeError, _Untrusted):
         return
-    if not _ID.fullmatch(directory.name):
-        return
-    remove_temp(_disk_path(real_root, relative).parent / journal_temp_name(directory.name, 0))
+    remove_temp(_disk_path(real_root, relative).parent / journal_temp_name(journal_id, 0))
 
 
 def _quarantine(journal_root: Path, directory: Path) -> str:
@@ -435,10 +488,15 @@ def recover_journals(
     for directory in sorted(journal_root.iterdir()):
         entry = directory.lstat()
         if not stat.S_ISDIR(entry.st_mode):
+            note = stat.S_ISREG(entry.st_mode) and directory.name.endswith(PENDING_SUFFIX)
+            if note and restore:
+                _clean_pending(real_root, directory, directory.name[: -len(PENDING_SUFFIX)])
+                directory.unlink()
+                removed = True
             continue
         if not os.path.lexists(directory / MANIFEST_NAME):
             if restore:
-                _clean_pending(real_root, directory)
+                _clean_pending(real_root, directory / PENDING_NAME, directory.name)
                 shutil.rmtree(directory)
                 removed = True
             continue

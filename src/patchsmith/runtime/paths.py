@@ -100,12 +100,13 @@ def _is_within(path: str, real_root: str) -> bool:
     return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def _symlink_failure(root: Path, user_path: str, parts: list[str]) -> PatchFailure | None:
-    real_root = os.path.realpath(root)
-    current = root
+def _symlink_failure(
+    root: Path, user_path: str, parts: list[str], real_root: str
+) -> PatchFailure | None:
+    current = os.fspath(root)
     for index, part in enumerate(parts):
-        current = current / part
-        if not current.is_symlink():
+        current = os.path.join(current, part)
+        if not os.path.islink(current):
             continue
         target = os.path.realpath(current)
         shown = "/".join(parts[: index + 1])
@@ -128,13 +129,14 @@ def _symlink_failure(root: Path, user_path: str, parts: list[str]) -> PatchFailu
     return None
 
 
-def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
+def resolve_path(root: Path, user_path: str, *, real_root: str | None = None) -> str | PatchFailure:
     """Return `user_path` as a normalised POSIX path relative to `root`, or why it is refused.
 
     Refuses (PATH_OUTSIDE_WORKSPACE) absolute, drive, UNC and `~` paths, `..` in any
     spelling (backslashes, URL encoding), NUL bytes, empty paths and anything under
     `.git/` or `.patchsmith/`; refuses (SYMLINK_ESCAPE) a path whose file or parent
     directory is a symlink resolving outside `root`. The path need not exist.
+    `real_root` is `root` with its symlinks resolved, when the caller knows it already.
     """
     failure = _syntax_failure(user_path)
     if failure is not None:
@@ -168,20 +170,24 @@ def resolve_path(root: Path, user_path: str) -> str | PatchFailure:
             file=user_path[:200],
             hint="use the file's real path; a path component is at most 255 bytes",
         )
-    failure = _symlink_failure(root, user_path, parts)
+    real = os.path.realpath(root) if real_root is None else real_root
+    failure = _symlink_failure(root, user_path, parts, real)
     if failure is not None:
         return failure
     return "/".join(parts)
 
 
-def canonical_path(root: Path, relative: str, *, follow_final: bool) -> str:
+def canonical_path(
+    root: Path, relative: str, *, follow_final: bool, real_root: str | None = None
+) -> str:
     """The real POSIX path, relative to `root`, of a path `resolve_path` accepted.
 
     Symlinked parent directories are always resolved; the last component only when
     `follow_final` is set (reading or rewriting a file follows a symlink, deleting
-    or creating one does not).
+    or creating one does not). `real_root` as for `resolve_path`.
     """
-    real_root = os.path.realpath(root)
+    if real_root is None:
+        real_root = os.path.realpath(root)
     joined = os.path.join(real_root, *relative.split("/"))
     if follow_final:
         real = os.path.realpath(joined)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -168,6 +168,10 @@ class Transaction:
     def changes(self) -> tuple[FileChange, ...]:
         """The staged changes, sorted by path."""
         return tuple(self._staged[path] for path in sorted(self._staged))
+
+    def staged(self, path: str) -> FileChange | None:
+        """The change staged for the canonical path `path`, if any."""
+        return self._staged.get(path)
 
     def diff(self) -> str:
         """The staged changes as a git-format diff (see `render_git_diff`)."""
@@ -495,9 +499,7 @@ class Transaction:
                 target.unlink()
             else:
                 meta = _meta(target) if change.old_path is not None else None
-                pending_id, pending = open_pending(
-                    self._workspace.ensure_journal_root(), change.path
-                )
+                pending_id, note = open_pending(self._workspace.ensure_journal_root(), change.path)
                 write_atomically(
                     target,
                     change.new_bytes,
@@ -505,7 +507,7 @@ class Transaction:
                     temp_name=journal_temp_name(pending_id, 0),
                     meta=meta,
                 )
-                shutil.rmtree(pending)
+                note.unlink()
             step("sync directories")
             fsync_directory(target.parent)
         except StateDirUnsafe as exc:
@@ -528,26 +530,29 @@ class Transaction:
         # Every new file is written to its temp first, the batch made durable at once,
         # and only then renamed into place: each rename still lands durable content,
         # with one flush for the batch instead of one fsync per file.
-        pending: list[tuple[Path, Path, str]] = []
-        for change in changes:
-            if change.new_bytes is None or change.new_mode is None:
-                continue
-            unchanged = change.old_bytes == change.new_bytes and change.old_mode == change.new_mode
-            if unchanged and change.old_path == change.path:
-                continue
-            step(f"write {change.path}")
-            target = workspace.disk_path(change.path)
-            source = None if change.old_path is None else workspace.disk_path(change.old_path)
-            meta = None if source is None else _meta(source)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            temp = write_temp(
-                target,
-                change.new_bytes,
-                change.new_mode,
-                temp_name=journal_temp_name(journal_id, numbers[change.path]),
-                meta=meta,
-            )
-            pending.append((temp, target, change.path))
+        writes = [c for c in changes if _writes_content(c)]
+        with _writer(len(writes)) as pool:
+            futures: list[tuple[Future[Path], Path, str]] = []
+            for change in writes:
+                assert change.new_bytes is not None and change.new_mode is not None
+                step(f"write {change.path}")
+                target = workspace.disk_path(change.path)
+                source = None if change.old_path is None else workspace.disk_path(change.old_path)
+                meta = None if source is None else _meta(source)
+                if change.old_path != change.path:  # an updated file's folder exists
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                future = pool.submit(
+                    write_temp,
+                    target,
+                    change.new_bytes,
+                    change.new_mode,
+                    temp_name=journal_temp_name(journal_id, numbers[change.path]),
+                    meta=meta,
+                )
+                futures.append((future, target, change.path))
+            # Leaving the block waits for every write, so that a failure (or a step that
+            # raises) never races a rollback that removes the temp files.
+            pending = [(future.result(), target, path) for future, target, path in futures]
         step("sync files")
         sync_paths([temp for temp, _, _ in pending])
         for temp, target, path in pending:
@@ -722,3 +727,36 @@ class Transaction:
         self._claim(change.path, what)
         if also is not None:
             self._claim(also, what)
+
+
+PARALLEL_WRITES_MIN = 16
+"""A commit writing this many files or more writes them on several threads: creating a
+file is mostly the kernel's work, and on some file systems it is the costliest step."""
+_WRITER_THREADS = 4
+
+
+def _writes_content(change: FileChange) -> bool:
+    """Whether committing `change` writes a file (not a deletion, not an unchanged file)."""
+    if change.new_bytes is None or change.new_mode is None:
+        return False
+    unchanged = change.old_bytes == change.new_bytes and change.old_mode == change.new_mode
+    return not (unchanged and change.old_path == change.path)
+
+
+def _writer(count: int) -> contextlib.AbstractContextManager[Executor]:
+    """Where a commit's `count` temp files are written: threads for a batch, else inline."""
+    if count >= PARALLEL_WRITES_MIN:
+        return ThreadPoolExecutor(max_workers=min(_WRITER_THREADS, os.cpu_count() or 1))
+    return contextlib.nullcontext(_Inline())
+
+
+class _Inline(Executor):
+    """Runs each call at once in the caller's thread; a failure is raised by `submit` itself,
+    so that a small commit stops at its first failed write, as a plain loop would."""
+
+    def submit(  # type: ignore[override]
+        self, fn: Callable[..., Path], /, *args: object, **kwargs: object
+    ) -> Future[Path]:
+        future: Future[Path] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future

@@ -113,7 +113,8 @@ class Workspace:
         self.root = Path(os.path.abspath(root))
         if not self.root.is_dir():
             raise ValueError(f"workspace root {str(self.root)!r} is not a directory")
-        self.real_root = Path(os.path.realpath(self.root))
+        self._real_root_text = os.path.realpath(self.root)
+        self.real_root = Path(self._real_root_text)
         self.recovery_failure: PatchFailure | None = None
         """Set when the state directory is unusable or an interrupted commit could not be
         rolled back; commits refuse then."""
@@ -156,11 +157,13 @@ class Workspace:
 
     def resolve(self, path: str) -> str | PatchFailure:
         """`path` normalised relative to the root, or why it is refused (see `resolve_path`)."""
-        return resolve_path(self.root, path)
+        return resolve_path(self.root, path, real_root=self._real_root_text)
 
     def canonical(self, relative: str, *, follow_final: bool) -> str:
         """The real path of an accepted `relative` path, symlinks resolved (see `paths`)."""
-        return canonical_path(self.root, relative, follow_final=follow_final)
+        return canonical_path(
+            self.root, relative, follow_final=follow_final, real_root=self._real_root_text
+        )
 
     def disk_path(self, relative: str) -> Path:
         """The absolute path of a real (canonical) relative path."""
