@@ -107,8 +107,7 @@ def resolve_policy(
     """
     rules = policy if policy is not None else load_policy(root)
     if allow_policy_edit and isinstance(rules, Policy):
-        guards = rules.guards.model_copy(update={"policy_files": False})
-        rules = rules.model_copy(update={"guards": guards})
+        rules = replace(rules, guards=replace(rules.guards, policy_files=False))
     return rules
 
 

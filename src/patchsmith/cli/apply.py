@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from patchsmith.cli._output import (
@@ -175,8 +176,7 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
     rules = load_policy(args.root)
     if isinstance(rules, PatchFailure):
         return None
-    guards = rules.guards.model_copy(update=off)
-    return rules.model_copy(update={"guards": guards})
+    return replace(rules, guards=replace(rules.guards, **off))
 
 
 def add_record_option(parser: argparse.ArgumentParser) -> None:
