@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
 from patchsmith.policy import Policy, load_policy
@@ -41,6 +39,7 @@ from patchsmith.store import GuardDecision as StoredDecision
 if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
     from patchsmith.conditions import ConditionResult
+    from patchsmith.evidence import Evidence
 
 __all__ = [
     "ADHOC_RUN_ID",
@@ -258,6 +257,8 @@ def _read_head(git_dir: Path) -> str | None:
 
 
 def _ask_git(root: Path) -> str | None:
+    import subprocess  # a plain repository's HEAD is read from its files, without git
+
     try:
         done = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", "HEAD"],

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
@@ -26,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from patchsmith.errors import FailureCode, PatchFailure
 
 if TYPE_CHECKING:
+    import tomllib
+
     import pathspec
 
     # The proposal's models are loaded only when a proposal narrows a policy: `apply`
@@ -355,6 +356,8 @@ def default_policy() -> Policy:
 
 
 def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
+    import tomllib  # a workspace without a policy file reads no TOML
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
