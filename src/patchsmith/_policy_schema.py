@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
@@ -33,20 +34,35 @@ def _patterns_compile(cls: type[BaseModel], patterns: tuple[str, ...]) -> tuple[
     return patterns
 
 
-_MODELS: dict[type, type[BaseModel]] = {}
+@dataclass(frozen=True)
+class _Schema:
+    """A table's pydantic model, and which of its fields hold nested tables (and of what type)."""
+
+    model: type[BaseModel]
+    nested: dict[str, type]
+
+
+_SCHEMAS: dict[type, _Schema] = {}
+"""Made once per table: a `Policy(...)` in a loop validates without rebuilding anything."""
 
 
 def model_of(table: type) -> type[BaseModel]:
     """The pydantic model of the dataclass `table`: same name, fields, defaults, docstring."""
-    if table in _MODELS:
-        return _MODELS[table]
+    return _schema(table).model
+
+
+def _schema(table: type) -> _Schema:
+    if table in _SCHEMAS:
+        return _SCHEMAS[table]
     hints = typing.get_type_hints(table)
     definitions: dict[str, Any] = {}
+    nested: dict[str, type] = {}
     for spec in dataclasses.fields(table):
         hint = hints[spec.name]
-        if dataclasses.is_dataclass(hint):
-            nested = model_of(typing.cast(type, hint))
-            definitions[spec.name] = (nested, Field(default=nested()))
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            inner = model_of(hint)
+            definitions[spec.name] = (inner, Field(default=inner()))
+            nested[spec.name] = hint
             continue
         options: dict[str, Any] = {"default": spec.default, **spec.metadata}
         if hint is bool:
@@ -63,8 +79,8 @@ def model_of(table: type) -> type[BaseModel]:
         __validators__=validators,
         **definitions,
     )
-    _MODELS[table] = model
-    return model
+    _SCHEMAS[table] = _Schema(model, nested)
+    return _SCHEMAS[table]
 
 
 def validated_table(table: type[T], data: object) -> T:
@@ -79,13 +95,10 @@ def validated_fields(table: type, given: Mapping[str, object]) -> dict[str, obje
     is kept as it is; anything else (a mapping, a list, a string for an enum) is checked
     by the model and converted to the field's type.
     """
-    nested = {f.name: type(f.default) for f in dataclasses.fields(table) if _is_table(f.default)}
-    kept = {name: v for name, v in given.items() if isinstance(v, nested.get(name, ()))}
-    checked = model_of(table).model_validate({n: v for n, v in given.items() if n not in kept})
-    hints = typing.get_type_hints(table)
-    converted = {
-        name: _value(getattr(checked, name), hints[name]) for name in given if name not in kept
-    }
+    schema = _schema(table)
+    kept = {n: v for n, v in given.items() if isinstance(v, schema.nested.get(n, ()))}
+    checked = schema.model.model_validate({n: v for n, v in given.items() if n not in kept})
+    converted = {n: _value(schema, n, getattr(checked, n)) for n in given if n not in kept}
     return {**kept, **converted}
 
 
@@ -97,19 +110,14 @@ def dumped(table: Any, *, mode: Literal["python", "json"]) -> dict[str, Any]:
     return model_of(type(table)).model_validate(fields).model_dump(mode=mode)
 
 
-def _is_table(value: object) -> bool:
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
-
-
 def _converted(model: BaseModel, table: type) -> object:
     """The dataclass `table` holding the validated `model`'s values."""
-    hints = typing.get_type_hints(table)
-    names = type(model).model_fields
-    return table(**{name: _value(getattr(model, name), hints[name]) for name in names})
+    schema = _schema(table)
+    return table(**{n: _value(schema, n, getattr(model, n)) for n in type(model).model_fields})
 
 
-def _value(value: object, hint: object) -> object:
+def _value(schema: _Schema, name: str, value: object) -> object:
     # A nested model becomes its table's dataclass (the field's type); the rest is kept.
-    if isinstance(value, BaseModel) and isinstance(hint, type):
-        return _converted(value, hint)
+    if name in schema.nested and isinstance(value, BaseModel):
+        return _converted(value, schema.nested[name])
     return value
