@@ -3,12 +3,15 @@ only in the program's own process (docs/decisions/0022)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+from patchsmith.cli import _FIRST_GC_THRESHOLD, console
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "greeting"
@@ -67,6 +70,17 @@ class TestConsole:
         assert 0 == found["code"]
         assert 700 == found["threshold"]
         assert 0 == found["frozen"]
+
+    def test_console_returns_mains_exit_code(self) -> None:
+        """In this process too (its collector put back afterwards): the code `main` gives."""
+        threshold = gc.get_threshold()
+        try:
+            assert 0 == console(["--version"])
+            assert 2 == console(["no-such-command"])
+            assert _FIRST_GC_THRESHOLD == gc.get_threshold()[0]
+        finally:
+            gc.unfreeze()
+            gc.set_threshold(*threshold)
 
     def test_usage_errors_keep_their_exit_code(self, tmp_path: Path) -> None:
         """A command line argparse refuses exits 2 through the program as through `main`."""
