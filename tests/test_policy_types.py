@@ -1,4 +1,4 @@
-"""The policy's tables are frozen dataclasses that pydantic validates (docs/decisions/0025).
+"""The policy's tables are frozen dataclasses that pydantic validates (docs/decisions/0027).
 
 What the tables promise: the defaults need no validation (so no pydantic), any other
 value is validated and converted by pydantic exactly as when the tables were pydantic

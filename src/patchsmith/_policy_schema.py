@@ -7,7 +7,7 @@ per process, and validates with it: a policy file's table, or the values a `Poli
 was made with that are not the defaults. So the messages, the error locations
 (`guards.secretz`) and the JSON Schema are pydantic's, as when the tables were pydantic
 models, while a workspace without a policy file never imports pydantic
-(docs/decisions/0025).
+(docs/decisions/0027).
 """
 
 from __future__ import annotations

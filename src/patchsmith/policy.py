@@ -7,7 +7,7 @@ loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attem
 names them, so they can be reported.
 
 The policy and its tables are frozen dataclasses; pydantic validates them
-(`patchsmith._policy_schema`, docs/decisions/0025), but only values that differ from
+(`patchsmith._policy_schema`, docs/decisions/0027), but only values that differ from
 the defaults: a workspace without a policy file gets `Policy()` without loading pydantic.
 """
 
