@@ -59,11 +59,11 @@ Command = tuple[str, list[str], Path | None]
 
 
 def patchsmith_command() -> list[str]:
-    """The installed console script beside this interpreter, else the module's `main`."""
+    """The installed console script beside this interpreter, else what it runs."""
     script = Path(sys.executable).with_name("patchsmith")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "import sys; from patchsmith.cli import main; sys.exit(main())"]
+    return [sys.executable, "-m", "patchsmith"]
 
 
 def prepare(scratch: Path) -> tuple[Path, Path]:

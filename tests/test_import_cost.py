@@ -10,6 +10,7 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -149,24 +150,95 @@ class TestCliImport:
         others = {f"patchsmith.cli.{m}" for m in _COMMANDS if m != "apply"}
         assert set() == others & set(modules)
 
-    def test_apply_check_of_the_example_loads_only_what_it_uses(self, tmp_path: Path) -> None:
-        """`apply --check` of the bundled example runs every guard, yet loads no tree-sitter
-        (Python is checked with `ast`), no detect-secrets (no added line looks like a
-        credential; the plugins' patterns come from the per-user cache), no YAML."""
-        workspace = tmp_path / "ws"
-        workspace.mkdir()
-        for path in (EXAMPLE / "workspace").rglob("*"):
-            target = workspace / path.relative_to(EXAMPLE / "workspace")
-            if path.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-            else:
-                target.write_bytes(path.read_bytes())
+
+# What `apply --check` of the example runs without (docs/decisions/0022, 0025), each with
+# what would load it: the check must stay free of them.
+NOT_ON_THE_APPLY_PATH = {
+    "pydantic": "validates a policy file; the example has none, the defaults need none",
+    "patchsmith._policy_schema": "the policy's pydantic models",
+    "tomllib": "reads a policy file, a changed manifest or pyproject.toml",
+    "patchsmith.engine.compat": "the compat engine mode",
+    "diff_match_patch": "the compat engine mode",
+    "patchsmith.engine.lazy": "a lazy snippet",
+    "patchsmith.engine.excerpt": "a refusal's excerpt",
+    "patchsmith.runtime.journal": "a commit, or a journal left to recover",
+    "patchsmith.evidence": "verification",
+    "subprocess": "asking git about an unusual repository",
+    "ctypes": "syncfs, when a commit makes files durable",
+    "secrets": "nothing: temp names and ids come from os.urandom",
+    "random": "nothing: temp names and ids come from os.urandom",
+    "textwrap": "help text, printed only with --help",
+    "tempfile": "writing the per-user cache",
+}
+
+
+def _copy_example(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for path in (EXAMPLE / "workspace").rglob("*"):
+        target = workspace / path.relative_to(EXAMPLE / "workspace")
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.write_bytes(path.read_bytes())
+    return workspace
+
+
+class TestApplyCheckImport:
+    """What `patchsmith apply --check` of the bundled example loads, in a fresh interpreter.
+
+    Every guard runs on it, yet it loads no tree-sitter (Python is checked with `ast`), no
+    detect-secrets (no added line looks like a credential; the plugins' patterns come from
+    the per-user cache), no YAML and no pydantic (the workspace has no policy file).
+    """
+
+    @pytest.fixture
+    def run_check(self, tmp_path: Path) -> Callable[[Path], list[str]]:
         env = {"PATCHSMITH_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-        argv = ["apply", str(EXAMPLE / "model-reply.md"), "-C", str(workspace), "--check"]
-        code = f"from patchsmith.cli import main; assert main({argv!r}) == 0"
-        loaded_after(code, env=env)  # the first call fills the cache
 
-        modules = loaded_after(code, env=env)
+        def run(workspace: Path) -> list[str]:
+            argv = ["apply", str(EXAMPLE / "model-reply.md"), "-C", str(workspace), "--check"]
+            code = f"from patchsmith.cli import main; assert main({argv!r}) == 0"
+            loaded_after(code, env=env)  # the first call fills the cache
+            return loaded_after(code, env=env)
 
-        expected = ["pydantic", "sqlite3"]  # the policy (a pydantic model), the audit record
-        assert expected == heavy_in(modules)
+        return run
+
+    def test_only_sqlite_of_the_heavy_dependencies(
+        self, tmp_path: Path, run_check: Callable[[Path], list[str]]
+    ) -> None:
+        """The one heavy dependency is SQLite, for the audit record a check keeps."""
+        modules = run_check(_copy_example(tmp_path))
+
+        assert ["sqlite3"] == heavy_in(modules)
+
+    def test_none_of_the_machinery_it_does_not_run(
+        self, tmp_path: Path, run_check: Callable[[Path], list[str]]
+    ) -> None:
+        """No module whose only use is a path this check does not take."""
+        modules = set(run_check(_copy_example(tmp_path)))
+
+        assert {} == {m: why for m, why in NOT_ON_THE_APPLY_PATH.items() if m in modules}
+
+    def test_a_pyproject_without_a_policy_table_loads_no_pydantic(
+        self, tmp_path: Path, run_check: Callable[[Path], list[str]]
+    ) -> None:
+        """A pyproject.toml with no `[tool.patchsmith.policy]` costs a TOML read, not pydantic."""
+        workspace = _copy_example(tmp_path)
+        (workspace / "pyproject.toml").write_text('[project]\nname = "greeting"\n')
+
+        modules = run_check(workspace)
+
+        assert "tomllib" in modules
+        assert ["sqlite3"] == heavy_in(modules)
+
+    def test_a_policy_table_is_validated_by_pydantic(
+        self, tmp_path: Path, run_check: Callable[[Path], list[str]]
+    ) -> None:
+        """A policy that sets something is validated: that, and only that, loads pydantic."""
+        workspace = _copy_example(tmp_path)
+        (workspace / "pyproject.toml").write_text("[tool.patchsmith.policy]\nmax_files = 3\n")
+
+        modules = run_check(workspace)
+
+        assert ["pydantic", "sqlite3"] == heavy_in(modules)

@@ -28,6 +28,7 @@ def _layer(module: str) -> str:
         "runtime",
         "guards",
         "policy",
+        "_policy_schema",
         "proposal",
         "conditions",
         "store",

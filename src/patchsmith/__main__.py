@@ -2,6 +2,6 @@
 
 import sys
 
-from patchsmith.cli import main
+from patchsmith.cli import console
 
-sys.exit(main())
+sys.exit(console())

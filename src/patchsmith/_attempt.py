@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
 from patchsmith.policy import Policy, default_policy, load_policy
@@ -41,6 +39,7 @@ from patchsmith.store import GuardDecision as StoredDecision
 if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
     from patchsmith.conditions import ConditionResult
+    from patchsmith.evidence import Evidence
 
 __all__ = [
     "ADHOC_RUN_ID",
@@ -109,8 +108,7 @@ def resolve_policy(
     """
     rules = policy if policy is not None else load_policy(root)
     if allow_policy_edit and isinstance(rules, Policy):
-        guards = rules.guards.model_copy(update={"policy_files": False})
-        rules = rules.model_copy(update={"guards": guards})
+        rules = replace(rules, guards=replace(rules.guards, policy_files=False))
     return rules
 
 
@@ -285,6 +283,8 @@ def _read_head(git_dir: Path) -> str | None:
 
 
 def _ask_git(root: Path) -> str | None:
+    import subprocess  # a plain repository's HEAD is read from its files, without git
+
     try:
         done = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", "HEAD"],

@@ -5,25 +5,28 @@ Read from `patchsmith.toml` (table `[policy]`), else from `pyproject.toml`
 A proposal can narrow the policy (more forbidden paths, lower budgets) but never
 loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attempts`
 names them, so they can be reported.
+
+The policy and its tables are frozen dataclasses; pydantic validates them
+(`patchsmith._policy_schema`, docs/decisions/0027), but only values that differ from
+the defaults: a workspace without a policy file gets `Policy()` without loading pydantic.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from patchsmith.errors import FailureCode, PatchFailure
 
 if TYPE_CHECKING:
+    import tomllib
+
     import pathspec
 
     # The proposal's models are loaded only when a proposal narrows a policy: `apply`
@@ -48,56 +51,110 @@ __all__ = [
 DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
 """Larger than any hand-written source file, small enough to stop a runaway write."""
 
-# Validators are built on first validation, not at import: a workspace without a policy
-# file gets the defaults (`default_policy`) without any, which a cold start feels.
-_CONFIG = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+class _Table:
+    """What the policy's tables share: validated by pydantic when made with other values.
+
+    A table made with its defaults needs no validation, so neither the defaults nor a
+    workspace without a policy file load pydantic. Any other value (a list for a tuple,
+    a mapping for a nested table, a string for an enum) is checked and converted by
+    `patchsmith._policy_schema`, which raises pydantic's `ValidationError`, as the
+    tables did when they were pydantic models. Booleans are strict (`1` is not `true`).
+    """
+
+    def __post_init__(self) -> None:
+        given = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)  # type: ignore[arg-type]
+            if not _is_default(getattr(self, f.name), f.default)
+        }
+        if not given:
+            return
+        from patchsmith._policy_schema import validated_fields
+
+        for name, value in validated_fields(type(self), given).items():
+            object.__setattr__(self, name, value)  # the frozen dataclass's own idiom
+
+    @classmethod
+    def model_validate(cls, data: object) -> Self:
+        """The table a mapping (a TOML table) describes; pydantic's `ValidationError` if
+        it holds unknown keys or bad values, each named by its path."""
+        from patchsmith._policy_schema import validated_table
+
+        return validated_table(cls, data)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy with the fields in `update` replaced (and validated)."""
+        return replace(self, **(update or {}))  # type: ignore[type-var]
+
+    def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
+        """The fields as a dict, nested tables as dicts; `json` mode gives JSON types."""
+        from patchsmith._policy_schema import dumped
+
+        return dumped(self, mode=mode)
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of this table, as pydantic writes it."""
+        from patchsmith._policy_schema import model_of
+
+        return model_of(cls).model_json_schema()
 
 
-class GuardSwitches(BaseModel):
+def _is_default(value: object, default: object) -> bool:
+    # The type must match too: `[]` is not `()`, `"warn"` is not `StrategyCheck.WARN`,
+    # `1` is not `True`; such values go through validation, which converts or refuses them.
+    return value is default or (type(value) is type(default) and value == default)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GuardSwitches(_Table):
     """Which guards run; every guard is on unless switched off here."""
 
-    model_config = _CONFIG
-
-    write_scope: StrictBool = True
-    forbidden_paths: StrictBool = True
-    policy_files: StrictBool = True
-    generated_file: StrictBool = True
-    lockfile: StrictBool = True
-    binary_content: StrictBool = True
-    secrets: StrictBool = True
-    empty_write: StrictBool = True
-    placeholders: StrictBool = True
-    truncated_write: StrictBool = True
-    whole_file_removal: StrictBool = True
-    file_size: StrictBool = True
-    max_files: StrictBool = True
-    max_changed_lines: StrictBool = True
-    hunks_outside_expected: StrictBool = True
-    syntax: StrictBool = True
-    review: StrictBool = True
-    dependencies: StrictBool = True
-    licence_header: StrictBool = True
-    ownership: StrictBool = True
-    hard_links: StrictBool = True
-    read_only: StrictBool = True
+    write_scope: bool = True
+    forbidden_paths: bool = True
+    policy_files: bool = True
+    generated_file: bool = True
+    lockfile: bool = True
+    binary_content: bool = True
+    secrets: bool = True
+    empty_write: bool = True
+    placeholders: bool = True
+    truncated_write: bool = True
+    whole_file_removal: bool = True
+    file_size: bool = True
+    max_files: bool = True
+    max_changed_lines: bool = True
+    hunks_outside_expected: bool = True
+    syntax: bool = True
+    review: bool = True
+    dependencies: bool = True
+    licence_header: bool = True
+    ownership: bool = True
+    hard_links: bool = True
+    read_only: bool = True
 
 
-class ReviewPolicy(BaseModel):
+# A field's `metadata` holds its constraints, as keyword arguments of pydantic's `Field`.
+_AT_LEAST_0 = {"ge": 0}
+_AT_LEAST_1 = {"ge": 1}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewPolicy(_Table):
     """Thresholds of the review guard (`[policy.review]`); `None` means no limit."""
 
-    model_config = _CONFIG
-
-    min_changed_lines: int = Field(default=40, ge=0)
+    min_changed_lines: int = field(default=40, metadata=_AT_LEAST_0)
     """A file diff this large is reviewed (files with declared target regions always are)."""
-    region_margin: int = Field(default=3, ge=0)
+    region_margin: int = field(default=3, metadata=_AT_LEAST_0)
     """Lines around a declared target region that still count as inside it."""
-    max_unrelated_hunks: int | None = Field(default=0, ge=0)
+    max_unrelated_hunks: int | None = field(default=0, metadata=_AT_LEAST_0)
     """Hunks outside the proposal's declared `target_regions` (only for files it declares)."""
-    max_formatting_hunks: int | None = Field(default=None, ge=0)
+    max_formatting_hunks: int | None = field(default=None, metadata=_AT_LEAST_0)
     """Hunks that change only whitespace or line wrapping."""
-    max_lost_comments: int | None = Field(default=None, ge=0)
+    max_lost_comments: int | None = field(default=None, metadata=_AT_LEAST_0)
     """Comment lines whose text is gone from the new file."""
-    allow_import_reorder: StrictBool = True
+    allow_import_reorder: bool = True
     """False: refuse a change that reorders the imports it keeps."""
 
 
@@ -110,28 +167,26 @@ class DependencyMode(StrEnum):
     REPORT = "report"
 
 
-class DependencyPolicy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class DependencyPolicy(_Table):
     """What the dependency guard lets through (`[policy.dependencies]`)."""
-
-    model_config = _CONFIG
 
     mode: DependencyMode = DependencyMode.AUTO
 
-    allow_add: StrictBool = False
-    allow_remove: StrictBool = False
-    allow_version_change: StrictBool = False
+    allow_add: bool = False
+    allow_remove: bool = False
+    allow_version_change: bool = False
     allowed: tuple[str, ...] = ()
     """Dependency names any change may add, remove or re-version."""
 
 
-class LicencePolicy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class LicencePolicy(_Table):
     """Licence headers (`[policy.licence]`): kept where present, required on new files if set."""
-
-    model_config = _CONFIG
 
     marker: str = "SPDX-License-Identifier"
     """Text whose presence in a file's first `header_lines` lines makes it a licence header."""
-    header_lines: int = Field(default=20, ge=1)
+    header_lines: int = field(default=20, metadata=_AT_LEAST_1)
     require_on_new_files: tuple[str, ...] = ()
     """Gitignore-style patterns of new files that must carry the marker (empty: none)."""
 
@@ -143,10 +198,9 @@ class OwnershipMode(StrEnum):
     FLAG = "flag"
 
 
-class OwnershipPolicy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class OwnershipPolicy(_Table):
     """CODEOWNERS checks (`[policy.ownership]`); off until `owner` is set."""
-
-    model_config = _CONFIG
 
     owner: tuple[str, ...] = ()
     """The owners (`@user`, `@org/team`, e-mail) this workspace's changes act for."""
@@ -166,10 +220,9 @@ class StrategyCheck(StrEnum):
     """Refuse it with STRATEGY_MISMATCH (rule `strategy_selector`)."""
 
 
-class Policy(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Policy(_Table):
     """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
-
-    model_config = _CONFIG
 
     include: tuple[str, ...] = ()
     """Paths a change may write; empty means the whole workspace."""
@@ -177,32 +230,22 @@ class Policy(BaseModel):
     """Paths taken out of the write scope (OUT_OF_SCOPE)."""
     forbidden: tuple[str, ...] = ()
     """Paths no change may touch, whatever the scope says (FORBIDDEN_PATH)."""
-    max_files: int | None = Field(default=None, ge=0)
-    max_changed_lines: int | None = Field(default=None, ge=0)
+    max_files: int | None = field(default=None, metadata=_AT_LEAST_0)
+    max_changed_lines: int | None = field(default=None, metadata=_AT_LEAST_0)
     """Added plus removed lines over the whole change."""
-    max_hunks_outside_expected: int | None = Field(default=None, ge=0)
+    max_hunks_outside_expected: int | None = field(default=None, metadata=_AT_LEAST_0)
     """Hunks allowed in files outside the proposal's `expected_files`; unset means 0
     (a proposal's declared files are a boundary), switch the guard off to allow any."""
-    max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, ge=1)
-    guards: GuardSwitches = GuardSwitches.model_construct()
-    review: ReviewPolicy = ReviewPolicy.model_construct()
-    dependencies: DependencyPolicy = DependencyPolicy.model_construct()
-    licence: LicencePolicy = LicencePolicy.model_construct()
-    ownership: OwnershipPolicy = OwnershipPolicy.model_construct()
+    max_file_bytes: int = field(default=DEFAULT_MAX_FILE_BYTES, metadata=_AT_LEAST_1)
+    guards: GuardSwitches = GuardSwitches()
+    review: ReviewPolicy = ReviewPolicy()
+    dependencies: DependencyPolicy = DependencyPolicy()
+    licence: LicencePolicy = LicencePolicy()
+    ownership: OwnershipPolicy = OwnershipPolicy()
     strategy_check: StrategyCheck = StrategyCheck.WARN
     """A declared strategy the selector's table does not accept: warn, refuse, or ignore."""
-    record: StrictBool = True
+    record: bool = True
     """Keep an audit record of each run in `.patchsmith/`."""
-
-    @field_validator("include", "exclude", "forbidden")
-    @classmethod
-    def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in patterns:
-            try:
-                _spec((pattern,))
-            except ValueError as exc:
-                raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
-        return patterns
 
     def guard_enabled(self, name: str) -> bool:
         """True unless the guard `name` is switched off (unknown names count as on)."""
@@ -231,9 +274,7 @@ class Policy(BaseModel):
             self.max_changed_lines,
             (p.value for p in proposal.expected_postconditions if isinstance(p, DiffMaxLines)),
         )
-        return self.model_copy(
-            update={"forbidden": forbidden, "max_files": max_files, "max_changed_lines": max_lines}
-        )
+        return replace(self, forbidden=forbidden, max_files=max_files, max_changed_lines=max_lines)
 
     def loosening_attempts(self, proposal: PatchProposal) -> tuple[str, ...]:
         """What in the proposal would loosen this policy (and is therefore ignored)."""
@@ -261,6 +302,19 @@ def _lowest(current: int | None, proposed: Iterable[int]) -> int | None:
 
 def _above(value: int, limit: int | None) -> bool:
     return limit is not None and value > limit
+
+
+PATTERN_FIELDS = ("include", "exclude", "forbidden")
+"""The `Policy` fields that hold gitignore-style patterns, each checked when validated."""
+
+
+def check_patterns(patterns: tuple[str, ...]) -> None:
+    """ValueError naming the first pattern the pattern library cannot compile."""
+    for pattern in patterns:
+        try:
+            _spec((pattern,))
+        except (ValueError, re.error) as exc:  # `[z-a]` fails in `re`, not as a ValueError
+            raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
 
 
 @lru_cache(maxsize=256)
@@ -297,11 +351,13 @@ def load_policy(root: str | Path) -> Policy | PatchFailure:
 
 
 def default_policy() -> Policy:
-    """The defaults, equal to `Policy()`: built without validating (nothing to validate)."""
-    return Policy.model_construct()
+    """The defaults: `Policy()`, which needs no validation (so no pydantic)."""
+    return Policy()
 
 
 def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
+    import tomllib  # a workspace without a policy file reads no TOML
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -319,6 +375,8 @@ def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
         return _invalid(path, f"{where} must be a table")
     if not data:
         return default_policy()
+    from pydantic import ValidationError  # loaded only for a policy file that sets something
+
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:

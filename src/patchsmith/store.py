@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import sqlite3
 import threading
 import time
@@ -25,10 +24,9 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -38,6 +36,9 @@ from patchsmith.runtime.statedir import (
     prepare_state_dir,
     unsafe_failure,
 )
+
+if TYPE_CHECKING:
+    from patchsmith.evidence import Evidence
 
 __all__ = [
     "DB_FILE_NAME",
@@ -256,7 +257,8 @@ def new_attempt_id() -> str:
     person starts typing; `Store.record_attempt` also keeps the first
     `UNIQUE_ID_PREFIX` characters unique within a store.
     """
-    return _ID_PREFIX + _base32(secrets.randbits(90), 18)
+    # 90 random bits as `secrets.randbits(90)` draws them, without importing `random`
+    return _ID_PREFIX + _base32(int.from_bytes(os.urandom(12)) >> 6, 18)
 
 
 def _base32(value: int, width: int) -> str:
@@ -1129,6 +1131,8 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
 
 
 def _evidence(text: str) -> Evidence:
+    from patchsmith.evidence import Evidence  # read back only when a record holds some
+
     try:
         return Evidence.loads(text)
     except (ValueError, KeyError, TypeError) as exc:

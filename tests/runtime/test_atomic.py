@@ -51,12 +51,13 @@ class TestWriteAtomically:
 
     def test_no_free_temp_name(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """If every random temp name is taken, the write fails without touching anything."""
-        monkeypatch.setattr(atomic.secrets, "token_hex", lambda _n: "same")
-        (tmp_path / ".patchsmith-same.tmp").write_bytes(b"mine")
+        monkeypatch.setattr(atomic.os, "urandom", lambda n: b"\x00" * n)
+        taken = tmp_path / ".patchsmith-0000000000000000.tmp"
+        taken.write_bytes(b"mine")
 
         with pytest.raises(FileExistsError):
             write_atomically(tmp_path / "t", b"new", 0o644)
-        assert b"mine" == (tmp_path / ".patchsmith-same.tmp").read_bytes()
+        assert b"mine" == taken.read_bytes()
 
     def test_capabilities_never_copied(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

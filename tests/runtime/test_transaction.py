@@ -15,6 +15,7 @@ from tests.workspace_snapshot import snapshot_tree
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime import atomic
+from patchsmith.runtime import journal as journal_module
 from patchsmith.runtime import transaction as transaction_module
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -527,7 +528,7 @@ class TestCommit:
             raise OSError(errno.EIO, "still broken")
 
         monkeypatch.setattr(os, "replace", fail_second)
-        monkeypatch.setattr(transaction_module, "roll_back", broken_rollback)
+        monkeypatch.setattr(journal_module, "roll_back", broken_rollback)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")
         txn.update("b.txt", "B")
@@ -566,7 +567,7 @@ class TestCommit:
         def no_journal(*_args: object) -> tuple[str, Path]:
             raise OSError(errno.EROFS, "Read-only file system")
 
-        monkeypatch.setattr(transaction_module, "open_journal", no_journal)
+        monkeypatch.setattr(journal_module, "open_journal", no_journal)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")
         txn.update("b.txt", "B")
@@ -584,7 +585,7 @@ class TestCommit:
         def no_journal(*_args: object) -> tuple[str, Path]:
             raise AssertionError("a single update must not open a journal")
 
-        monkeypatch.setattr(transaction_module, "open_journal", no_journal)
+        monkeypatch.setattr(journal_module, "open_journal", no_journal)
         txn = Transaction(Workspace(root))
         txn.update("a.txt", "A")
 

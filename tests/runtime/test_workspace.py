@@ -189,7 +189,7 @@ class TestWorkspace:
         def broken(*_args: object, **_kwargs: object) -> tuple[str, ...]:
             raise OSError(errno.EIO, "Input/output error")
 
-        monkeypatch.setattr("patchsmith.runtime.workspace.recover_journals", broken)
+        monkeypatch.setattr("patchsmith.runtime.journal.recover_journals", broken)
         workspace = Workspace(root)
 
         assert workspace.recovery_failure is not None

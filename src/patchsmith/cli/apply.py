@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from patchsmith.cli._output import (
@@ -24,66 +24,65 @@ if TYPE_CHECKING:
 
 __all__ = ["add_record_option", "edit_format", "print_report", "register", "run"]
 
-FORMATS_HELP = textwrap.dedent(
-    """\
-    formats (detected by content; --format forces one). Prose and markdown
-    fences around any of them are ignored.
+# Flush left, as printed (`textwrap` would cost every start its import).
+FORMATS_HELP = """\
+formats (detected by content; --format forces one). Prose and markdown
+fences around any of them are ignored.
 
-      udiff           unified diff, git-style or plain; numbers optional
-                        --- a/app.py
-                        +++ b/app.py
-                        @@ -1,2 +1,2 @@
-                         def greet():
-                        -    return "hi"
-                        +    return "hello"
+  udiff           unified diff, git-style or plain; numbers optional
+                    --- a/app.py
+                    +++ b/app.py
+                    @@ -1,2 +1,2 @@
+                     def greet():
+                    -    return "hi"
+                    +    return "hello"
 
-      apply_patch     the apply_patch envelope
-                        *** Begin Patch
-                        *** Update File: app.py
-                        @@ def greet():
-                        -    return "hi"
-                        +    return "hello"
-                        *** End Patch
+  apply_patch     the apply_patch envelope
+                    *** Begin Patch
+                    *** Update File: app.py
+                    @@ def greet():
+                    -    return "hi"
+                    +    return "hello"
+                    *** End Patch
 
-      search_replace  SEARCH/REPLACE blocks after the file's path
-                        app.py
-                        <<<<<<< SEARCH
-                            return "hi"
-                        =======
-                            return "hello"
-                        >>>>>>> REPLACE
+  search_replace  SEARCH/REPLACE blocks after the file's path
+                    app.py
+                    <<<<<<< SEARCH
+                        return "hi"
+                    =======
+                        return "hello"
+                    >>>>>>> REPLACE
 
-      lazy_snippet    the path, then the new text in a fence, unchanged code
-                      left out behind placeholder comments (merged by the
-                      lines around them; ambiguous or absent anchors refuse)
-                        app.py
-                        ```python
-                        # ... existing code ...
-                        def greet():
-                            return "hello"
-                        # ... existing code ...
-                        ```
+  lazy_snippet    the path, then the new text in a fence, unchanged code
+                  left out behind placeholder comments (merged by the
+                  lines around them; ambiguous or absent anchors refuse)
+                    app.py
+                    ```python
+                    # ... existing code ...
+                    def greet():
+                        return "hello"
+                    # ... existing code ...
+                    ```
 
-      whole_file      the path, then the complete new file in a fence (under
-                      auto-detection a block much shorter than the file
-                      replaces only the stretch it matches)
-                        app.py
-                        ```python
-                        def greet():
-                            return "hello"
-                        ```
+  whole_file      the path, then the complete new file in a fence (under
+                  auto-detection a block much shorter than the file
+                  replaces only the stretch it matches)
+                    app.py
+                    ```python
+                    def greet():
+                        return "hello"
+                    ```
 
-      str_replace     editor tool calls as JSON (one object or a list)
-                        {"command": "str_replace", "path": "app.py",
-                         "old_str": "return \\"hi\\"", "new_str": "return \\"hello\\""}
+  str_replace     editor tool calls as JSON (one object or a list)
+                    {"command": "str_replace", "path": "app.py",
+                     "old_str": "return \\"hi\\"", "new_str": "return \\"hello\\""}
 
-    omissions: a placeholder line is never written; a whole file that stops
-    early or drops most of a large file is refused unless --full-rewrite.
+omissions: a placeholder line is never written; a whole file that stops
+early or drops most of a large file is refused unless --full-rewrite.
 
-    exit status: 0 everything applied (or would, with --check); 1 refused,
-    nothing changed (or, with --partial, only some edits applied); 2 usage error.
-    """
-)
+exit status: 0 everything applied (or would, with --check); 1 refused,
+nothing changed (or, with --partial, only some edits applied); 2 usage error.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -176,8 +175,7 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
     rules = load_policy(args.root)
     if isinstance(rules, PatchFailure):
         return None
-    guards = rules.guards.model_copy(update=off)
-    return rules.model_copy(update={"guards": guards})
+    return replace(rules, guards=replace(rules.guards, **off))
 
 
 def add_record_option(parser: argparse.ArgumentParser) -> None:

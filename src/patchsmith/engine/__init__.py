@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from patchsmith.engine.blocks import EditBlock, block_from_hunk, block_from_search_replace
-from patchsmith.engine.compat import apply_hunks_compat, find_diffs_compat
 from patchsmith.engine.diffparse import DiffParse, DiffProblem, parse_diff
 from patchsmith.engine.diffparse import find_diffs as _find_diffs_default
 from patchsmith.engine.hunks import apply_block, apply_hunk_list
@@ -24,6 +23,9 @@ from patchsmith.engine.model import (
     SkipReason,
     Strategy,
 )
+
+# The compat pipeline (`engine.compat`, with diff-match-patch and the jsdiff port) is
+# imported by the calls that use it: the default mode never does (docs/decisions/0022).
 
 __all__ = [
     "DiffParse",
@@ -88,6 +90,8 @@ def apply_hunks(
     """
     mode = Mode(mode)
     if mode is Mode.COMPAT and options is None and indent_tolerant is None:
+        from patchsmith.engine.compat import apply_hunks_compat
+
         text = diff if isinstance(diff, str) else _render_hunks(diff)
         return apply_hunks_compat(source, text)
     resolved = _options(mode, indent_tolerant, options)
@@ -115,5 +119,7 @@ def apply_hunks_strict(
 def find_diffs(text: str, *, mode: Mode | str = Mode.DEFAULT) -> list[FileDiff]:
     """Split model output into per-file hunks. Never raises."""
     if Mode(mode) is Mode.COMPAT:
+        from patchsmith.engine.compat import find_diffs_compat
+
         return find_diffs_compat(text)
     return _find_diffs_default(text)

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
-from patchsmith.engine.compat import apply_hunk
 from patchsmith.engine.indent import IndentStyle, indent_style
 from patchsmith.engine.locate import (
     LineKeys,
@@ -281,6 +280,8 @@ def _substring_fallback(
     lines: Lines, hunk: Hunk, refusal: NotPlaced
 ) -> tuple[Lines, Placement] | NotPlaced:
     """With `whole_lines` off: the reference's substring search with shrinking context."""
+    from patchsmith.engine.compat import apply_hunk  # the reference's own search
+
     text = lines.text
     located = apply_hunk(text, list(hunk.lines))
     if not located or located == text:

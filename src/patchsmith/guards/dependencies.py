@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -150,6 +149,8 @@ def _pep508(section: str, entries: object, found: Dependencies) -> None:
 
 
 def _pyproject(text: str) -> Dependencies:
+    import tomllib  # only a changed manifest is read; most changes touch none
+
     data = tomllib.loads(text)
     found: Dependencies = {}
     project = _table(data, "project")
@@ -189,6 +190,8 @@ def _package_json(text: str) -> Dependencies:
 
 
 def _cargo(text: str) -> Dependencies:
+    import tomllib
+
     data = tomllib.loads(text)
     found: Dependencies = {}
     sections = ("dependencies", "dev-dependencies", "build-dependencies")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 
@@ -33,6 +32,8 @@ def patchsmith_table(content: bytes | None) -> object:
     """The `[tool.patchsmith]` table of a pyproject.toml's bytes (`None` when absent)."""
     if content is None:
         return None
+    import tomllib  # only a touched pyproject.toml is read (docs/decisions/0022)
+
     try:
         data = tomllib.loads(content.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):

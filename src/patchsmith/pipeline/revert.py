@@ -152,8 +152,8 @@ def revert(
 def _for_revert(rules: Policy | PatchFailure) -> Policy | PatchFailure:
     if isinstance(rules, PatchFailure):
         return rules
-    guards = rules.guards.model_copy(update=dict.fromkeys(CONTENT_GUARDS, False))
-    return rules.model_copy(update={"guards": guards})
+    off = dict.fromkeys(CONTENT_GUARDS, False)
+    return replace(rules, guards=replace(rules.guards, **off))
 
 
 def find_attempt(workspace: Workspace, attempt_id: str) -> AttemptRecord:

@@ -17,10 +17,8 @@ file before each rename, at a fraction of the cost.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -137,7 +135,8 @@ def _open_temp(directory: Path, name: str | None) -> tuple[int, Path]:
     """A new temp file in `directory` (named `name`, else a fresh random name)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
     for _ in range(_TEMP_ATTEMPTS):
-        temp = directory / (name or f"{TEMP_PREFIX}{secrets.token_hex(8)}.tmp")
+        # `os.urandom(8).hex()` is `secrets.token_hex(8)`, without importing `random`
+        temp = directory / (name or f"{TEMP_PREFIX}{os.urandom(8).hex()}.tmp")
         try:
             return os.open(temp, flags, 0o600), temp
         except FileExistsError:
@@ -247,6 +246,8 @@ def _syncfs() -> Callable[[int], int] | None:
     """Linux's `syncfs(2)` through the C library, or `None` where there is none."""
     if not sys.platform.startswith("linux"):  # pragma: no cover - not Linux
         return None
+    import ctypes  # only a commit flushes a filesystem; a dry run never loads it
+
     try:
         function = ctypes.CDLL(None, use_errno=True).syncfs
     except (OSError, AttributeError):  # pragma: no cover - a libc without syncfs
@@ -264,6 +265,8 @@ def _sync_filesystem(path: Path) -> bool:
     fd = os.open(path, os.O_RDONLY | _CLOEXEC)
     try:
         if syncfs(fd) != 0:
+            import ctypes
+
             code = ctypes.get_errno()
             if code == errno.ENOSYS:  # pragma: no cover - a kernel without it
                 return False

@@ -6,8 +6,6 @@ import difflib
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from patchsmith.engine.excerpt import numbered_excerpt
-
 __all__ = ["masked_excerpt", "nearest_paths"]
 
 _MAX_NEAR = 3
@@ -21,7 +19,9 @@ def masked_excerpt(
     An excerpt goes back to a model (and into logs and the audit store); a credential
     already in the file must not travel with it.
     """
-    # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap.
+    # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap;
+    # the excerpt maker is needed only once something is refused (docs/decisions/0022).
+    from patchsmith.engine.excerpt import numbered_excerpt
     from patchsmith.guards.secrets import mask_secret_lines
 
     excerpt, first, last = numbered_excerpt(contents, *region, margin=margin)

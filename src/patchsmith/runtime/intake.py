@@ -7,24 +7,16 @@ file is staged in the transaction, so the transaction sees one change per file.
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
-from patchsmith.engine.excerpt import closest_region, similar_regions
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
-from patchsmith.engine.lazy import (
-    MergeKind,
-    SnippetMerge,
-    SnippetRefusal,
-    SnippetRefused,
-    merge_snippet,
-)
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
@@ -40,11 +32,16 @@ from patchsmith.formats.script import (
     WholeContent,
 )
 from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
-from patchsmith.runtime.excerpts import masked_excerpt, nearest_paths
-from patchsmith.runtime.structure import structure_for
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace
+
+if TYPE_CHECKING:
+    from patchsmith.engine.lazy import SnippetRefused
+
+# Loaded where they are used, not here (docs/decisions/0022): the failure excerpts
+# (`engine.excerpt`, `runtime.excerpts`), the lazy-snippet merge (`engine.lazy`,
+# `runtime.structure`) and `mmap`; an edit that locates needs none of them.
 
 __all__ = ["FileOutcome", "StagePlan", "stage_script"]
 
@@ -299,6 +296,8 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         )
         return None
     elif must_exist:
+        from patchsmith.runtime.excerpts import nearest_paths
+
         near = nearest_paths(_text_files(run.workspace.root), resolved)
         hint = (
             "Check the path (list the directory first), or create the file "
@@ -405,6 +404,8 @@ def _delete(run: _Run, path: str, edit: FileEdit) -> None:
         return
     expected = "".join(op.text for op in edit.ops if isinstance(op, WholeContent))
     if expected and _normalised(expected) != _normalised(state.text):
+        from patchsmith.engine.excerpt import closest_region
+
         contents = split_lines(state.text).contents
         region = closest_region(contents, split_lines(expected).contents)
         run.fail(
@@ -556,6 +557,9 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
 
 def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int) -> None:
     """A fenced file or snippet: placeholders merged, a bare region placed, or the whole text."""
+    from patchsmith.engine.lazy import MergeKind, SnippetMerge, SnippetRefused, merge_snippet
+    from patchsmith.runtime.structure import structure_for
+
     assert state.text is not None
     explicit = isinstance(op, WholeContent) and op.explicit
     merged = (
@@ -585,6 +589,9 @@ def _snippet(run: _Run, state: _File, op: WholeContent | LazySnippet, index: int
 
 
 def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> PatchFailure:
+    from patchsmith.engine.excerpt import closest_region
+    from patchsmith.engine.lazy import SnippetRefusal
+
     assert state.text is not None
     contents = split_lines(state.text).contents
     if refused.reason is SnippetRefusal.BREAKS_SYNTAX:
@@ -701,6 +708,8 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
             hint="Include more surrounding lines in old_str so that it occurs exactly once.",
             current_sha256=_sha(state),
         )
+    from patchsmith.engine.excerpt import closest_region
+
     run.fail(_with_excerpt(failure, contents, closest_region(contents, wanted)))
 
 
@@ -840,6 +849,8 @@ def _block_failure(
     *,
     partial: bool,
 ) -> PatchFailure:
+    from patchsmith.engine.excerpt import similar_regions
+
     assert state.text is not None
     reason = outcome.reason or SkipReason.NO_MATCH
     # A model resends against the file on disk, so a missing match is shown there (earlier
@@ -919,6 +930,8 @@ def _fallback_region(
     contents: Sequence[str], old: Sequence[str], hint_line: int | None
 ) -> tuple[int, int] | None:
     """Where to look when nothing in the file resembles the edit: its line number, or the top."""
+    from patchsmith.engine.excerpt import closest_region
+
     return closest_region(contents, old, hint_line)
 
 
@@ -931,6 +944,8 @@ def _candidates_excerpt(
     path: str, contents: Sequence[str], candidates: Sequence[int], size: int
 ) -> str:
     """Every place an ambiguous edit matched (the first few shown in full), numbered."""
+    from patchsmith.runtime.excerpts import masked_excerpt
+
     parts = []
     for n, line in enumerate(candidates[:_MAX_CANDIDATE_EXCERPTS], 1):
         start = line - 1
@@ -952,6 +967,8 @@ def _with_excerpt(
 ) -> PatchFailure:
     if region is None:
         return failure
+    from patchsmith.runtime.excerpts import masked_excerpt
+
     excerpt = masked_excerpt(failure.file or "", contents, region, margin=margin)
     return replace(failure, excerpt=excerpt)
 
@@ -1049,6 +1066,8 @@ def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
 
 def _may_hold(path: Path, probes: tuple[bytes, ...]) -> bool:
     """Whether the file holds every probe (searched in place, never read whole)."""
+    import mmap
+
     try:
         with path.open("rb") as handle:
             if os.fstat(handle.fileno()).st_size == 0:

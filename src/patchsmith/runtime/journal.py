@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import stat
 from collections.abc import Sequence
@@ -106,7 +105,7 @@ class RecoveryResult:
 
 def new_journal_id() -> str:
     """A fresh journal id: 16 lower-case hex digits."""
-    return secrets.token_hex(8)
+    return os.urandom(8).hex()  # `secrets.token_hex(8)`, without importing `random`
 
 
 def journal_temp_name(journal_id: str, number: int) -> str:
@@ -464,7 +463,7 @@ def _clean_pending(real_root: Path, note: Path, journal_id: str) -> None:
 def _quarantine(journal_root: Path, directory: Path) -> str:
     """Move a journal aside to `<state>/quarantine/`; returns where, relative to the state."""
     quarantine = ensure_subdir(journal_root.parent / "quarantine")
-    name = f"{directory.name[:64]}-{secrets.token_hex(4)}"
+    name = f"{directory.name[:64]}-{os.urandom(4).hex()}"
     os.rename(directory, quarantine / name)
     fsync_directory(quarantine)
     return f"quarantine/{name}"

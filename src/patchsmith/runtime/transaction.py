@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
@@ -34,19 +35,14 @@ from patchsmith.runtime.atomic import (
 )
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
-from patchsmith.runtime.journal import (
-    MANIFEST_NAME,
-    JournalEntry,
-    close_journal,
-    journal_temp_name,
-    open_journal,
-    open_pending,
-    roll_back,
-)
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
 from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
 from patchsmith.runtime.workspace import Workspace, os_failure
+
+if TYPE_CHECKING:
+    # The journal is loaded by the commit that writes one: staging and dry runs need none.
+    from patchsmith.runtime.journal import JournalEntry
 
 __all__ = [
     "DEFAULT_FILE_MODE",
@@ -449,6 +445,8 @@ class Transaction:
     def _commit_locked(
         self, changes: tuple[FileChange, ...], step: StepCallback
     ) -> PatchFailure | None:
+        from patchsmith.runtime.journal import MANIFEST_NAME, close_journal, open_journal, roll_back
+
         step("check")
         failure = self._check_fresh(changes)
         if failure is not None:
@@ -492,6 +490,8 @@ class Transaction:
         Only a note of where the temp file goes is kept, so that a crash's leftover
         temp file is removed by the next recovery.
         """
+        from patchsmith.runtime.journal import journal_temp_name, open_pending
+
         target = self._workspace.disk_path(change.path)
         step(f"write {change.path}")
         try:
@@ -525,6 +525,8 @@ class Transaction:
         created_dirs: list[str],
         step: StepCallback,
     ) -> None:
+        from patchsmith.runtime.journal import journal_temp_name
+
         workspace = self._workspace
         touched: set[Path] = set()
         # Every new file is written to its temp first, the batch made durable at once,
@@ -571,6 +573,8 @@ class Transaction:
         sync_paths(sorted(touched))
 
     def _undo(self, journal_dir: Path, exc: OSError) -> PatchFailure:
+        from patchsmith.runtime.journal import close_journal, roll_back
+
         workspace = self._workspace
         reason = exc.strerror or str(exc)
         where = f" ({exc.filename})" if exc.filename else ""
@@ -591,6 +595,8 @@ class Transaction:
         )
 
     def _plan(self, changes: tuple[FileChange, ...]) -> tuple[list[JournalEntry], list[str]]:
+        from patchsmith.runtime.journal import JournalEntry
+
         entries: list[JournalEntry] = []
         created_dirs: list[str] = []
         for change in changes:

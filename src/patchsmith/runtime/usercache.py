@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["CACHE_ENV", "cache_dir", "load_entry", "store_entry"]
@@ -55,6 +54,8 @@ def store_entry(name: str, value: object) -> None:
     folder = cache_dir()
     if folder is None:
         return
+    import tempfile  # writing is rare: once per change of what an entry derives from
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")

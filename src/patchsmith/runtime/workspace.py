@@ -18,9 +18,9 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.runtime.journal import RecoveryResult, recover_journals
 from patchsmith.runtime.paths import STATE_DIR_NAME, canonical_path, resolve_path
 from patchsmith.runtime.statedir import (
     StateDirUnsafe,
@@ -32,6 +32,10 @@ from patchsmith.runtime.statedir import (
     unsafe_failure,
 )
 from patchsmith.runtime.textfile import TextFile, decode_file
+
+if TYPE_CHECKING:
+    # Loaded when there is a journal to recover (docs/decisions/0022).
+    from patchsmith.runtime.journal import RecoveryResult
 
 __all__ = ["RawFile", "Workspace", "os_failure"]
 
@@ -279,6 +283,8 @@ class Workspace:
         A commit calls this under its lock before it checks anything, so a commit that
         another process left half done is rolled back before this one builds on it.
         """
+        from patchsmith.runtime.journal import recover_journals
+
         try:
             result = recover_journals(self.real_root, self.journal_root, restore=restore)
         except StateDirUnsafe as exc:
