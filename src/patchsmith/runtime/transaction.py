@@ -12,10 +12,10 @@ symlinks themselves are never deleted or moved.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -525,36 +525,13 @@ class Transaction:
         created_dirs: list[str],
         step: StepCallback,
     ) -> None:
-        from patchsmith.runtime.journal import journal_temp_name
-
         workspace = self._workspace
         touched: set[Path] = set()
         # Every new file is written to its temp first, the batch made durable at once,
         # and only then renamed into place: each rename still lands durable content,
         # with one flush for the batch instead of one fsync per file.
         writes = [c for c in changes if _writes_content(c)]
-        with _writer(len(writes)) as pool:
-            futures: list[tuple[Future[Path], Path, str]] = []
-            for change in writes:
-                assert change.new_bytes is not None and change.new_mode is not None
-                step(f"write {change.path}")
-                target = workspace.disk_path(change.path)
-                source = None if change.old_path is None else workspace.disk_path(change.old_path)
-                meta = None if source is None else _meta(source)
-                if change.old_path != change.path:  # an updated file's folder exists
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                future = pool.submit(
-                    write_temp,
-                    target,
-                    change.new_bytes,
-                    change.new_mode,
-                    temp_name=journal_temp_name(journal_id, numbers[change.path]),
-                    meta=meta,
-                )
-                futures.append((future, target, change.path))
-            # Leaving the block waits for every write, so that a failure (or a step that
-            # raises) never races a rollback that removes the temp files.
-            pending = [(future.result(), target, path) for future, target, path in futures]
+        pending = self._write_temps(writes, journal_id, numbers, step)
         step("sync files")
         sync_paths([temp for temp, _, _ in pending])
         for temp, target, path in pending:
@@ -571,6 +548,53 @@ class Transaction:
         # A new directory's entry lives in its parent, which must be synced too.
         touched.update(workspace.disk_path(created).parent for created in created_dirs)
         sync_paths(sorted(touched))
+
+    def _write_temps(
+        self,
+        writes: list[FileChange],
+        journal_id: str,
+        numbers: dict[str, int],
+        step: StepCallback,
+    ) -> list[tuple[Path, Path, str]]:
+        """Write each change's temp file, on threads for a large batch; (temp, target, path)."""
+        from patchsmith.runtime.journal import journal_temp_name
+
+        workspace = self._workspace
+
+        def start(change: FileChange) -> tuple[Path, Callable[[], Path]]:
+            assert change.new_bytes is not None and change.new_mode is not None
+            step(f"write {change.path}")
+            target = workspace.disk_path(change.path)
+            source = None if change.old_path is None else workspace.disk_path(change.old_path)
+            meta = None if source is None else _meta(source)
+            if change.old_path != change.path:  # an updated file's folder exists
+                target.parent.mkdir(parents=True, exist_ok=True)
+            write = functools.partial(
+                write_temp,
+                target,
+                change.new_bytes,
+                change.new_mode,
+                temp_name=journal_temp_name(journal_id, numbers[change.path]),
+                meta=meta,
+            )
+            return target, write
+
+        if len(writes) < PARALLEL_WRITES_MIN:
+            written: list[tuple[Path, Path, str]] = []
+            for change in writes:
+                target, write = start(change)
+                written.append((write(), target, change.path))
+            return written
+        from concurrent.futures import Future, ThreadPoolExecutor  # only large commits
+
+        with ThreadPoolExecutor(max_workers=min(_WRITER_THREADS, os.cpu_count() or 1)) as pool:
+            futures: list[tuple[Future[Path], Path, str]] = []
+            for change in writes:
+                target, write = start(change)
+                futures.append((pool.submit(write), target, change.path))
+            # Leaving the block waits for every write, so that a failure (or a step that
+            # raises) never races a rollback that removes the temp files.
+            return [(future.result(), target, path) for future, target, path in futures]
 
     def _undo(self, journal_dir: Path, exc: OSError) -> PatchFailure:
         from patchsmith.runtime.journal import close_journal, roll_back
@@ -747,22 +771,3 @@ def _writes_content(change: FileChange) -> bool:
         return False
     unchanged = change.old_bytes == change.new_bytes and change.old_mode == change.new_mode
     return not (unchanged and change.old_path == change.path)
-
-
-def _writer(count: int) -> contextlib.AbstractContextManager[Executor]:
-    """Where a commit's `count` temp files are written: threads for a batch, else inline."""
-    if count >= PARALLEL_WRITES_MIN:
-        return ThreadPoolExecutor(max_workers=min(_WRITER_THREADS, os.cpu_count() or 1))
-    return contextlib.nullcontext(_Inline())
-
-
-class _Inline(Executor):
-    """Runs each call at once in the caller's thread; a failure is raised by `submit` itself,
-    so that a small commit stops at its first failed write, as a plain loop would."""
-
-    def submit(  # type: ignore[override]
-        self, fn: Callable[..., Path], /, *args: object, **kwargs: object
-    ) -> Future[Path]:
-        future: Future[Path] = Future()
-        future.set_result(fn(*args, **kwargs))
-        return future
