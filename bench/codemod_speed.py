@@ -1,7 +1,9 @@
 """How a recipe run compares with plain `ast-grep scan` of the same rule, on a generated tree.
 
 Run: `python bench/codemod_speed.py [--files N] [--every K] [--repeat R]` (default 10,000 files,
-one in 10 matching, best of 3).
+one in 10 matching, best of 3). The trees go where `tempfile` puts them (`TMPDIR`); the
+header says how long creating one small file takes there, since a commit creates one temp
+file per changed file and some folders (a sandbox's watched `/tmp`) pay 50x the usual for it.
 
 A tree of N small Python test modules is generated in a temporary directory (a git-like
 layout of packages, 30 lines each; every K-th file holds `self.assertEqual(...)` calls).
@@ -13,8 +15,8 @@ Then, in one run, taking turns:
   the replacements in memory, the idempotency re-run, the per-file guards, staging and every
   guard of the default policy, the diff;
 - `recipe apply`: `apply=True` with the audit record: the idempotency re-run, staging, every
-  guard, the journalled commit (each file and its backup fsynced) and the record (timed on a
-  fresh copy of the tree each time);
+  guard, the journalled commit (backups in one pack, temps made durable as a batch) and the
+  record (timed on a fresh copy of the tree each time, flushed to disk first);
 - `recipe apply, fsync off`: the same with `os.fsync` made a no-op, in this process only: what
   the recipe machinery costs apart from the disk's durability.
 
@@ -110,6 +112,19 @@ def ast_grep_alone(root: Path) -> float:
     return elapsed
 
 
+def creation_cost(folder: Path, count: int = 500) -> float:
+    """Microseconds to create (and fill) one small file in `folder`: a commit creates one per
+    changed file, and on some file systems or sandboxed folders that costs 50x the usual."""
+    probe = folder / "creation-probe"
+    probe.mkdir()
+    started = time.perf_counter()
+    for n in range(count):
+        (probe / f"f{n}").write_bytes(b"x" * 500)
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(probe)
+    return elapsed / count * 1e6
+
+
 def fresh_copy(tree: Path, copy: Path) -> None:
     """Copy the tree for an apply, and flush it: a commit makes its batch durable with one
     `syncfs`, which would otherwise also pay for writing out the bench's own copy."""
@@ -165,6 +180,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="patchsmith-bench-"))
     try:
+        creation = creation_cost(work)
         tree = work / "tree"
         generate(tree, args.files, args.every)
         alone: list[float] = []
@@ -192,7 +208,8 @@ def main() -> None:
     print(
         f"# codemod speed — {datetime.date.today()}, Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, {args.files} files ({args.files // args.every} matching, "
-        f"{changed} changed), best of {args.repeat}\n"
+        f"{changed} changed), best of {args.repeat}; trees in {work.parent} (set TMPDIR to move "
+        f"them), where creating a small file takes {creation:.0f} µs\n"
     )
     print("| run | seconds | × ast-grep alone | target |")
     print("| --- | ---: | ---: | ---: |")

@@ -211,6 +211,42 @@ class TestCanonicalPath:
 
         assert "a/b/c.txt" == canonical_path(tmp_path, "a/b/c.txt", follow_final=True)
 
+    @given(
+        links=st.lists(st.sampled_from(["a", "a/b", "c", "a/f.txt"]), unique=True, max_size=2),
+        path=st.lists(st.sampled_from(["a", "b", "c", "f.txt", "new"]), min_size=1, max_size=4),
+        follow_final=st.booleans(),
+    )
+    def test_same_as_realpath(self, links: list[str], path: list[str], follow_final: bool) -> None:
+        """The no-link shortcut answers what `realpath` answers, links or not on the way."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            os.makedirs(root / "a" / "b")
+            os.makedirs(root / "real" / "b")
+            (root / "a" / "f.txt").write_text("x")
+            (root / "real" / "f.txt").write_text("x")
+            for link in links:
+                target = root / link
+                if target.is_dir():
+                    os.rename(target, root / f"moved-{link.replace('/', '-')}")
+                    target.symlink_to(root / "real", target_is_directory=True)
+                elif target.exists():
+                    target.unlink()
+                    target.symlink_to(root / "real" / "f.txt")
+            relative = "/".join(path)
+            real_root = os.path.realpath(root)
+            joined = os.path.join(real_root, *path)
+            if follow_final:
+                expected = os.path.realpath(joined)
+            else:
+                parent = os.path.realpath(os.path.dirname(joined))
+                expected = os.path.join(parent, os.path.basename(joined))
+
+            assert Path(os.path.relpath(expected, real_root)).as_posix() == canonical_path(
+                root, relative, follow_final=follow_final
+            )
+
 
 class TestDirectoryNames:
     def test_trailing_slash_is_refused(self, tmp_path: Path) -> None:

@@ -188,7 +188,17 @@ def canonical_path(
     """
     if real_root is None:
         real_root = os.path.realpath(root)
-    joined = os.path.join(real_root, *relative.split("/"))
+    parts = relative.split("/")
+    # The common case, no link on the way, in one lstat per component under the root
+    # (`realpath` walks every component from `/`, in Python).
+    current = real_root
+    for part in parts if follow_final else parts[:-1]:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            break
+    else:
+        return relative
+    joined = os.path.join(real_root, *parts)
     if follow_final:
         real = os.path.realpath(joined)
     else:
