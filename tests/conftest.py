@@ -19,8 +19,21 @@ settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+_MADE_CACHE: list[str] = []
+
+
 def pytest_configure(config: object) -> None:
     """Keep the per-user cache (derived data such as the secret guard's patterns) out of ~."""
     import tempfile
 
-    os.environ.setdefault("PATCHSMITH_CACHE_DIR", tempfile.mkdtemp(prefix="patchsmith-cache-"))
+    if "PATCHSMITH_CACHE_DIR" not in os.environ:
+        _MADE_CACHE.append(tempfile.mkdtemp(prefix="patchsmith-cache-"))
+        os.environ["PATCHSMITH_CACHE_DIR"] = _MADE_CACHE[0]
+
+
+def pytest_unconfigure(config: object) -> None:
+    """Remove the cache folder this run made (a run given one keeps it)."""
+    import shutil
+
+    for folder in _MADE_CACHE:
+        shutil.rmtree(folder, ignore_errors=True)
