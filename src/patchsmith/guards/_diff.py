@@ -56,6 +56,10 @@ def lines_of(text: str) -> list[str]:
 
 def diff_stat(change: FileChange) -> DiffStat:
     """The line diff of `change` (binary or absent sides count as no lines)."""
+    return change.derived("diff_stat", lambda: _diff_stat(change))
+
+
+def _diff_stat(change: FileChange) -> DiffStat:
     old = text_of(change.old_bytes, change.old_text) or ""
     new = text_of(change.new_bytes, change.new_text) or ""
     stat = _stat(old, new)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import lines_of, text_of
+from patchsmith.guards._diff import diff_stat, lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import ReviewPolicy
 from patchsmith.runtime.change import FileChange
@@ -25,7 +25,7 @@ from patchsmith.runtime.change import FileChange
 if TYPE_CHECKING:
     from patchsmith.proposal import TargetRegion
 
-__all__ = ["Drift", "ReviewGuard", "changed_line_count", "measure_drift"]
+__all__ = ["Drift", "ReviewGuard", "measure_drift"]
 
 HUNK_GAP = 6
 """Changes further apart than this many unchanged lines are separate hunks (3 + 3 context)."""
@@ -114,12 +114,6 @@ def measure_drift(
         imports_reordered=_imports_reordered(old, new),
         lost_comments=_lost_comments(old, new),
     )
-
-
-def changed_line_count(old_text: str, new_text: str) -> int:
-    """Lines removed plus lines added by rewriting `old_text` as `new_text`."""
-    hunks = _hunks(lines_of(old_text), lines_of(new_text))
-    return sum((i2 - i1) + (j2 - j1) for group in hunks for _, i1, i2, j1, j2 in group)
 
 
 _Opcode = tuple[str, int, int, int, int]
@@ -217,7 +211,7 @@ class ReviewGuard(Guard):
                 continue
             regions = [r for r in ctx.target_regions if r.path in (change.path, change.old_path)]
             if not (regions or change.whole_content) and (
-                changed_line_count(old, new) < review.min_changed_lines
+                diff_stat(change).changed_lines < review.min_changed_lines
             ):
                 continue  # a small edit sent as a diff: nothing to review, skip the rest
             drift = measure_drift(change.path, old, new, regions, review.region_margin)

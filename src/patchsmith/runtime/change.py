@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from patchsmith.formats.script import Action
+
+_T = TypeVar("_T")
 
 __all__ = ["FileChange"]
 
@@ -37,3 +41,12 @@ class FileChange:
     """True when the new text was sent whole (a whole-file edit, a direct write), not as a diff."""
     old_links: int = 1
     """How many hard links the old file has; an edit through one name would split them."""
+    _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Values computed from this change once (e.g. its line diff, which several guards ask
+    for): they live as long as the change does, never longer."""
+
+    def derived(self, key: str, compute: Callable[[], _T]) -> _T:
+        """`compute()` the first time `key` is asked of this change; the same value after."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return cast(_T, self._derived[key])
