@@ -174,6 +174,47 @@ class TestRefusals:
         assert FailureCode.NOT_IDEMPOTENT in [e.code for e in report.errors]
         assert before == snapshot(workspace)
 
+    @pytest.mark.parametrize("grows", [False, True], ids=["idempotent", "growing"])
+    def test_rerun_in_background_decides_as_inline(self, workspace: Path, grows: bool) -> None:
+        """The idempotency re-run left on a thread, once settled, says what the inline one says."""
+        from patchsmith.codemod.runner import plan_recipe
+
+        text = EQUAL_RULE
+        if grows:
+            text = text.replace(
+                'fix: "assert $A == $B"',
+                'fix: "self.assertEqual($A, $B)\n        self.assertEqual($A, $B)"',
+            )
+        inline = plan_recipe(recipe(text), workspace)
+        later = plan_recipe(recipe(text), workspace, rerun_in_background=True)
+        assert later.pending_rerun is not None
+        later.settle()
+        later.settle()  # settling twice changes nothing
+
+        assert (inline.idempotent, [e.code for e in inline.errors]) == (
+            later.idempotent,
+            [e.code for e in later.errors],
+        )
+        assert inline.idempotent is (not grows)
+
+    def test_not_idempotent_before_postconditions(self, workspace: Path) -> None:
+        """A recipe with postconditions waits for the re-run first: NOT_IDEMPOTENT, no checks."""
+        growing = (
+            EQUAL_RULE.replace(
+                'fix: "assert $A == $B"',
+                'fix: "self.assertEqual($A, $B)\n        self.assertEqual($A, $B)"',
+            )
+            + "postconditions: [{no_reference: 'self.assertEqual($A, $B)'}]\n"
+        )
+        before = snapshot(workspace)
+
+        report = run_recipe(recipe(growing), workspace, apply=True, record=True)
+
+        assert [FailureCode.NOT_IDEMPOTENT] == [e.code for e in report.errors]
+        assert [] == [c for c in report.checks if not c.before]  # no postcondition was run
+        assert before == snapshot(workspace)
+        assert report.attempt_id is not None  # the refusal is recorded
+
     def test_precondition_failure(self, workspace: Path) -> None:
         """A missing file named by file_exists refuses the run before any operation."""
         text = EQUAL_RULE + "preconditions: [{file_exists: setup.cfg}]\n"

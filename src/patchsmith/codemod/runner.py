@@ -30,6 +30,8 @@ from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from patchsmith.codemod.checks import ProfileRunner
     from patchsmith.policy import Policy
     from patchsmith.runtime.transaction import Transaction
@@ -66,6 +68,18 @@ class RecipePlan:
     idempotent: bool | None = None
     evidence: list[Evidence] = field(default_factory=list)
     """Verification profiles run for `compiles` / `tests_pass` (kept with the attempt)."""
+    pending_rerun: Future[PatchFailure | None] | None = None
+    """The idempotency re-run, when `plan_recipe` left it running (see `settle`)."""
+
+    def settle(self) -> None:
+        """Wait for an idempotency re-run left running; its refusal joins `errors`."""
+        if self.pending_rerun is None:
+            return
+        again = self.pending_rerun.result()
+        self.pending_rerun = None
+        self.idempotent = again is None
+        if again is not None:
+            self.errors.append(again)
 
 
 def _no_progress(_step: str, _done: int, _total: int) -> None:
@@ -81,6 +95,7 @@ def plan_recipe(
     progress: Progress | None = None,
     rerun: bool = True,
     cache: bool = True,
+    rerun_in_background: bool = False,
 ) -> RecipePlan:
     """The recipe's changes to the files under `root` (narrowed to `paths`), computed in memory.
 
@@ -88,6 +103,9 @@ def plan_recipe(
     again on its own output and the plan refused (NOT_IDEMPOTENT) if that changes anything.
     `compiles` / `tests_pass` run the workspace's verification profiles on a private copy
     with the changes applied (`cache` false: the base run is not cached either).
+    With `rerun_in_background`, the re-run is left running on a thread (most of it is
+    ast-grep's own process) while the caller stages the changes: call `plan.settle()`
+    before committing anything.
     """
     step = progress or _no_progress
     total = 4 + len(recipe.operations)
@@ -116,11 +134,14 @@ def plan_recipe(
     plan.matches = {p: n for p, n in result.matches.items() if n > 0}
     step("checking idempotency", 1 + len(recipe.operations), total)
     if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
-        again = _rerun(recipe, changed)
-        plan.idempotent = not isinstance(again, PatchFailure)
-        if isinstance(again, PatchFailure):
-            plan.errors.append(again)
-            return plan
+        if rerun_in_background:
+            plan.pending_rerun = _in_background(_rerun, recipe, changed)
+        else:
+            again = _rerun(recipe, changed)
+            plan.idempotent = not isinstance(again, PatchFailure)
+            if isinstance(again, PatchFailure):
+                plan.errors.append(again)
+                return plan
     step("checking guards", 2 + len(recipe.operations), total)
     if policy is not None:
         kept = _guarded(changed, work, policy, root, plan.skipped)
@@ -144,6 +165,9 @@ def plan_recipe(
     plan.originals = {p: work.original(p) for p in changed}
     step("checking postconditions", 3 + len(recipe.operations), total)
     if changed and recipe.postconditions:
+        plan.settle()  # a build or a test run costs more than waiting for the re-run
+        if plan.errors:
+            return plan
         profiles, run_profiles = _profile_runner(plan, root, cache=cache)
         if isinstance(profiles, PatchFailure):
             plan.errors.append(profiles)
@@ -192,6 +216,21 @@ def _links_files(recipe: Recipe) -> bool:
     from patchsmith.codemod.recipe import RenameSymbol
 
     return any(isinstance(op, RenameSymbol) for op in recipe.operations)
+
+
+def _in_background(
+    run: Callable[[Recipe, dict[str, bytes]], PatchFailure | None],
+    recipe: Recipe,
+    changed: dict[str, bytes],
+) -> Future[PatchFailure | None]:
+    """`run(recipe, changed)` on a thread of its own; the future holds its answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patchsmith-rerun")
+    try:
+        return pool.submit(run, recipe, changed)
+    finally:
+        pool.shutdown(wait=False)  # the submitted call still runs to its end
 
 
 def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> PatchFailure | None:
@@ -378,7 +417,10 @@ def run_recipe(
         progress=progress,
         rerun=not dry_run,
         cache=attempt.record,
+        rerun_in_background=not dry_run,
     )
+    if plan.errors:
+        plan.settle()
     evidence = tuple(plan.evidence)
     if plan.errors:
         finished = attempt.finish(
@@ -408,6 +450,19 @@ def run_recipe(
         )
     with Transaction(workspace) as transaction:
         staged = stage_plan(plan, workspace, transaction)
+        plan.settle()
+        if plan.errors:
+            finished = attempt.finish(
+                ApplyReport(
+                    ApplyStatus.REFUSED,
+                    errors=tuple(plan.errors),
+                    check=dry_run,
+                    evidence=evidence,
+                )
+            )
+            return report(
+                plan, RecipeStatus.REFUSED, errors=finished.errors, attempt_id=finished.attempt_id
+            )
         if staged:
             files = _file_results(plan, transaction.changes)
             finished = attempt.finish(
