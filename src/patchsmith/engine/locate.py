@@ -26,11 +26,13 @@ from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
     "EXACT",
+    "TIE_DISTANCE",
     "IndentShift",
     "LineKeys",
     "Normalisation",
     "NotPlaced",
     "Placement",
+    "absent_from",
     "anchor_contradiction",
     "find_contiguous",
     "fold_punctuation",
@@ -75,7 +77,7 @@ _SLACK = 2
 _ELISION_GAP = 400
 _MAX_WINDOWS = 60
 _PROBE_POOL = 8
-_TIE_DISTANCE = 20
+TIE_DISTANCE = 20
 _ALIGN_CELLS = 8_000_000
 """Alignment-table cells the partial-context search may fill for one block, all windows."""
 
@@ -201,6 +203,20 @@ class LineKeys:
         self._keys: dict[Normalisation, list[str]] = {}
         self._counts: dict[Normalisation, Counter[str]] = {}
         self._scans: dict[Normalisation, int] = {}
+        self._text: str | None = None
+        self._folded: str | None = None
+
+    def text(self) -> str:
+        """The file's lines joined by LF (no endings), for C-level substring tests."""
+        if self._text is None:
+            self._text = "\n".join(self.contents)
+        return self._text
+
+    def folded_text(self) -> str:
+        """`text()` with typographic punctuation folded."""
+        if self._folded is None:
+            self._folded = fold_punctuation(self.text())
+        return self._folded
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -233,6 +249,7 @@ class LineKeys:
         for key, keys in self._keys.items():
             keys[start:end] = key.lines(region)
         self.contents = contents
+        self._text = self._folded = None
 
     def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
         """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
@@ -336,7 +353,7 @@ def _break_tie(
     if options.line_number_tiebreak and hint is not None:
         ranked = sorted(starts, key=lambda s: abs(s - hint))
         nearest = abs(ranked[0] - hint)
-        if nearest <= _TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - hint) > nearest):
+        if nearest <= TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - hint) > nearest):
             return ranked[0]
     return None
 
@@ -461,6 +478,8 @@ def place_block(
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
+    if _cannot_match(cache, block):
+        return _NO_MATCH
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
         stripped = block.without_blank_edges()
@@ -489,7 +508,61 @@ def place_block(
         stale = place_stale(cache, block, options)
         if stale is not None:
             return stale
-    return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+    return _NO_MATCH
+
+
+_NO_MATCH = NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+def _core(text: str) -> str:
+    """What every normalisation of a non-blank line keeps: a substring of each of its keys.
+
+    Keys are `text`, optionally folded, right-stripped and/or stripped of leading spaces
+    and tabs; for a non-blank line those strips commute, so the doubly stripped text sits
+    inside every one of them.
+    """
+    return text.rstrip().lstrip(" \t")
+
+
+def absent_from(text: str, line: str) -> bool:
+    """Whether no line of `text` can equal `line` under any normalisation (C-level tests).
+
+    A key of a file line is a substring of that line (or of its folded form), so a
+    line whose core occurs nowhere in the text (folded or not) matches nothing.
+    """
+    if _core(line) in text:
+        return False
+    return _core(fold_punctuation(line)) not in fold_punctuation(text)
+
+
+def _absent_line(cache: LineKeys, line: str) -> bool:
+    """`absent_from` on the file of `cache`, its joined and folded texts computed once."""
+    if _core(line) in cache.text():
+        return False
+    return _core(fold_punctuation(line)) not in cache.folded_text()
+
+
+def _cannot_match(cache: LineKeys, block: EditBlock) -> bool:
+    """Whether no level, partial context or stale context can place `block` (checked in C).
+
+    Every one of them pairs each non-blank removed line with a file line of equal key;
+    a block without removed lines needs all but one of its non-blank lines (stale context
+    needs a removed line). Conservative: False whenever unsure.
+    """
+    removed = [ln.text for ln in block.lines if ln.op is Op.REMOVE and ln.text.strip()]
+    if removed:
+        # Each test scans the file once: a few lines decide most refusals.
+        return any(_absent_line(cache, text) for text in removed[:_PRECHECKED])
+    context = [
+        ln.text
+        for ln in block.lines
+        if ln.op is Op.CONTEXT and ln.text.strip() and not is_elision(ln.text)
+    ]
+    return sum(_absent_line(cache, text) for text in context[:_PRECHECKED]) >= 2
+
+
+_PRECHECKED = 3
+"""Lines of a block `_cannot_match` looks for: each look scans the whole file."""
 
 
 # -- stale context -------------------------------------------------------------------------------
@@ -625,7 +698,7 @@ def _stale_fit(
 
 def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
     """Whether a place starting at `start` is where the block's line numbers or anchors point."""
-    if block.hint is not None and abs(start - block.hint) <= _TIE_DISTANCE:
+    if block.hint is not None and abs(start - block.hint) <= TIE_DISTANCE:
         return True
     if block.anchors:
         after = _after_anchors(block.anchors, contents)

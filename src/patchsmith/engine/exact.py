@@ -1,0 +1,238 @@
+"""The exact fast path: hunks whose old side occurs once, verbatim, found in the joined text.
+
+Most hunks a model writes match the file exactly at one place. For those, the line-based
+path (`hunks.apply_hunk_list`) splits the file into line objects, builds blocks, runs the
+safety checks and splices lines; here the same answer comes from C-level searches of the
+file's text (`str.find`, `str.count`) and one string splice per hunk.
+
+Identical results are the contract: `apply_exact` answers only when every hunk is one
+whose outcome it can prove equal to the line-based path's (same text, outcome, line,
+strategy, detail and notes), and returns None otherwise, so the caller runs the
+line-based path from the start. What it takes, and why each condition suffices:
+
+- One line ending throughout: no CR at all (LF), or every LF preceded by CR and no other
+  CR (CRLF). With a newline appended when the file lacks a final one, every line is then
+  `content + eol`: the old lines occur as consecutive whole lines exactly where their
+  text (each line plus eol) occurs at the start of a line, and added lines get `eol`, as
+  the line-based splice gives them. The missing final newline is put back the way the
+  splice does it (kept, or set by a `\\ No newline` marker when the hunk reaches the end;
+  gone when the hunk deletes the last lines).
+- Hunk lines without CR or embedded newlines: the block's line texts are the raw lines
+  minus their "\n".
+- No anchors (`@@ … @@ section` or envelope `@@ line`), no `End of File`, and no
+  indentation style that could re-indent added lines: those add checks and rewrites
+  this path does not repeat.
+- The old side occurs exactly once: the exact level, tried first, places the block there
+  and no tie-break runs. When the block's line number is farther than the tie distance
+  from that place, the line-based path looks for a looser match (a rival) at the named
+  place: here some non-blank old line must occur nowhere in the text around the named
+  place, even as a substring, or the call is handed back.
+- The new side occurs nowhere as text, so it cannot already be around the place
+  (the already-applied check), and differs from the old side (so the text changes).
+
+A hunk with only context lines is refused with NO_CHANGE, as the line-based path does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from patchsmith.engine.blocks import usable_section
+from patchsmith.engine.indent import style_may_matter
+from patchsmith.engine.locate import TIE_DISTANCE, absent_from
+from patchsmith.engine.model import (
+    EngineOptions,
+    Hunk,
+    HunkOutcome,
+    HunkResult,
+    SkipReason,
+    Strategy,
+)
+
+__all__ = ["apply_exact"]
+
+_ONLY_CONTEXT = "the hunk holds only context lines: nothing to change"
+
+
+def _file_eol(source: str) -> str | None:
+    """The file's one line ending, or None when it mixes endings or holds a stray CR."""
+    if "\r" not in source:
+        return "\n"
+    crlf = source.count("\r\n")
+    if crlf == source.count("\r") == source.count("\n"):
+        return "\r\n"
+    return None
+
+
+def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult | None:
+    """The line-based path's result for `hunks` on `source`, or None when not provably equal."""
+    eol = _file_eol(source)
+    if (
+        eol is None
+        or not source
+        or not options.keep_line_endings
+        or not options.whole_lines
+        or (options.indent_tolerant and style_may_matter(source, hunks))
+    ):
+        return None
+    # The text with every line ending in `eol`; `no_eol` says the last one really has none.
+    no_eol = not source.endswith("\n")
+    text = source + eol if no_eol else source
+    outcomes: list[HunkOutcome] = []
+    shift = 0
+    for index, hunk in enumerate(hunks):
+        sides = _sides(hunk, options.honour_no_newline_marker)
+        if sides is None:
+            return None
+        old, new = sides.old, sides.new
+        if not sides.changes:
+            outcomes.append(
+                HunkOutcome(
+                    index=index,
+                    applied=False,
+                    hunk_text=hunk.text,
+                    reason=SkipReason.NO_CHANGE,
+                    detail=_ONLY_CONTEXT,
+                )
+            )
+            continue
+        if not old or new == old:
+            return None
+        old_text = "".join([line + eol for line in old])
+        at = _only_line_start(text, old_text)
+        if at < 0:
+            return None
+        start = text.count("\n", 0, at)
+        hint = _hint(hunk)
+        if hint is not None:
+            if shift:
+                hint = max(hint + shift, 0)
+            if abs(start - hint) > TIE_DISTANCE and not _no_rival(text, old, hint, at, start):
+                return None
+        new_text = "".join([line + eol for line in new])
+        if any(line.strip() for line in new) and new_text in text:
+            return None  # the already-applied check would have to look around the place
+        end = at + len(old_text)
+        if end == len(text):  # the hunk reaches the end of the file
+            if not new:
+                no_eol = False  # the line above becomes the last and keeps its ending
+            elif sides.marked:
+                no_eol = sides.new_no_eol
+        text = text[:at] + new_text + text[end:]
+        shift += len(new) - len(old)
+        outcomes.append(
+            HunkOutcome(
+                index=index,
+                applied=True,
+                hunk_text=hunk.text,
+                strategy=Strategy.DIRECT,
+                line=start + 1,
+            )
+        )
+    if no_eol and text:
+        text = text[: -len(eol)]
+    applied = sum(1 for outcome in outcomes if outcome.applied)
+    return HunkResult(text, applied, len(hunks), tuple(outcomes))
+
+
+class _Sides(NamedTuple):
+    old: list[str]
+    new: list[str]
+    changes: bool
+    marked: bool
+    """A `\\ No newline at end of file` marker is in the hunk."""
+    new_no_eol: bool
+    """The marker says the new side ends without a newline (when honoured)."""
+
+
+def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
+    """The hunk's old and new lines, as `blocks.block_from_hunk` reads them; None if out of scope.
+
+    An empty line is blank context; a line without a known prefix is context the model
+    forgot to prefix; a marker after a line that is not removed ends the new side
+    without a newline.
+    """
+    if hunk.anchors or hunk.at_eof or usable_section(hunk.section):
+        return None
+    old: list[str] = []
+    new: list[str] = []
+    changes = marked = new_no_eol = False
+    last = ""
+    for raw in hunk.lines:
+        line = raw[:-1] if raw.endswith("\n") else raw
+        if "\n" in line or "\r" in line:
+            return None
+        op = line[:1]
+        if op == " ":
+            old.append(line[1:])
+            new.append(line[1:])
+        elif op == "-":
+            old.append(line[1:])
+            changes = True
+        elif op == "+":
+            new.append(line[1:])
+            changes = True
+        elif op == "\\":
+            marked = True
+            if honour_marker and last and last != "-":
+                new_no_eol = True
+            continue
+        else:
+            old.append(line)
+            new.append(line)
+            op = " "
+        last = op
+    return _Sides(old, new, changes, marked, new_no_eol)
+
+
+def _no_rival(text: str, old: list[str], hint: int, at: int, start: int) -> bool:
+    """Whether no looser match of `old` can start within the tie distance of `hint`.
+
+    Such a match would cover only lines [hint - TIE_DISTANCE, hint + TIE_DISTANCE +
+    len(old)); a non-blank old line absent from that stretch of text rules it out.
+    """
+    first = max(hint - TIE_DISTANCE, 0)
+    stop = hint + TIE_DISTANCE + len(old)
+    window = text[_line_offset(text, first, at, start) : _line_offset(text, stop, at, start)]
+    return any(line.strip() and absent_from(window, line) for line in old)
+
+
+def _line_offset(text: str, line: int, at: int, start: int) -> int:
+    """Where 0-based `line` starts in `text` (its length past the end); `at` starts `start`.
+
+    A binary search on C-level newline counts, from the known line towards the wanted one.
+    """
+    if line <= start:
+        lo, hi, origin, base = 0, at, 0, 0
+    else:
+        lo, hi, origin, base = at, len(text), at, start
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if base + text.count("\n", origin, mid) >= line:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _hint(hunk: Hunk) -> int | None:
+    """Where the old side should start (0-based), as `blocks.block_from_hunk` reads it."""
+    if hunk.old_start is None:
+        return None
+    return hunk.old_start if hunk.old_count == 0 else max(hunk.old_start - 1, 0)
+
+
+def _only_line_start(text: str, wanted: str) -> int:
+    """The offset of `wanted`'s one occurrence at the start of a line; -1 if none or several.
+
+    Looking for "\n" + `wanted` finds only line starts (overlapping ones too, as the
+    search resumes one character on), so at most two searches run.
+    """
+    found = 0 if text.startswith(wanted) else -1
+    at = text.find("\n" + wanted)
+    if at >= 0:
+        if found >= 0 or text.find("\n" + wanted, at + 1) >= 0:
+            return -1
+        found = at + 1
+    return found
