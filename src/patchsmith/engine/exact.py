@@ -59,10 +59,12 @@ def _file_eol(source: str) -> str | None:
     """The file's one line ending, or None when it mixes endings or holds a stray CR."""
     if "\r" not in source:
         return "\n"
-    crlf = source.count("\r\n")
-    if crlf == source.count("\r") == source.count("\n"):
-        return "\r\n"
-    return None
+    # Every LF in a CRLF pair and no other CR: nothing is left once the pairs are gone
+    # (one copy and two C-level scans; counting characters is a slower loop).
+    rest = source.replace("\r\n", "")
+    if "\r" in rest or "\n" in rest:
+        return None
+    return "\r\n"
 
 
 def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult | None:
@@ -91,7 +93,7 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
                 HunkOutcome(
                     index=index,
                     applied=False,
-                    hunk_text=hunk.text,
+                    hunk_text=sides.body,
                     reason=SkipReason.NO_CHANGE,
                     detail=_ONLY_CONTEXT,
                 )
@@ -99,7 +101,7 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
             continue
         if not old or new == old:
             return None
-        old_text = "".join([line + eol for line in old])
+        old_text = eol.join(old) + eol
         at = _only_line_start(text, old_text)
         if at < 0:
             return None
@@ -110,8 +112,9 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
                 hint = max(hint + shift, 0)
             if abs(start - hint) > TIE_DISTANCE and not _no_rival(text, old, hint, at, start):
                 return None
-        new_text = "".join([line + eol for line in new])
-        if any(line.strip() for line in new) and new_text in text:
+        new_text = eol.join(new) + eol if new else ""
+        # A non-blank new line is a non-whitespace character in the new text.
+        if new_text.strip() and new_text in text:
             return None  # the already-applied check would have to look around the place
         end = at + len(old_text)
         if end == len(text):  # the hunk reaches the end of the file
@@ -125,7 +128,7 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
             HunkOutcome(
                 index=index,
                 applied=True,
-                hunk_text=hunk.text,
+                hunk_text=sides.body,
                 strategy=Strategy.DIRECT,
                 line=start + 1,
             )
@@ -137,6 +140,8 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
 
 
 class _Sides(NamedTuple):
+    body: str
+    """The hunk's text (`Hunk.text`)."""
     old: list[str]
     new: list[str]
     changes: bool
@@ -144,6 +149,10 @@ class _Sides(NamedTuple):
     """A `\\ No newline at end of file` marker is in the hunk."""
     new_no_eol: bool
     """The marker says the new side ends without a newline (when honoured)."""
+
+
+_PLAIN_OPS = frozenset((" ", "-", "+", ""))
+"""First characters of body lines that need no special reading ("" is an empty line)."""
 
 
 def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
@@ -155,14 +164,32 @@ def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
     """
     if hunk.anchors or hunk.at_eof or usable_section(hunk.section):
         return None
-    old: list[str] = []
-    new: list[str] = []
+    lines = hunk.lines
+    body = "".join(lines)
+    if "\r" in body or not lines:
+        return None
+    texts = body.split("\n")
+    tail = texts.pop()  # "" when the last line ends in a newline
+    if tail:
+        texts.append(tail)
+    # Each line must be its text plus one newline (the last may have none): a line with a
+    # newline inside, or a middle line without one, splits differently from the block.
+    expected = [text + "\n" for text in texts]
+    if tail:
+        expected[-1] = tail
+    if len(expected) != len(lines) or expected != list(lines):
+        return None
+    ops = [text[:1] for text in texts]
+    if _PLAIN_OPS.issuperset(ops):
+        # The common case, in comprehensions: an empty line is blank context either way.
+        old = [text[1:] for text in texts if text[:1] != "+"]
+        new = [text[1:] for text in texts if text[:1] != "-"]
+        return _Sides(body, old, new, "-" in ops or "+" in ops, False, False)
+    old = []
+    new = []
     changes = marked = new_no_eol = False
     last = ""
-    for raw in hunk.lines:
-        line = raw[:-1] if raw.endswith("\n") else raw
-        if "\n" in line or "\r" in line:
-            return None
+    for line in texts:
         op = line[:1]
         if op == " ":
             old.append(line[1:])
@@ -183,7 +210,7 @@ def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
             new.append(line)
             op = " "
         last = op
-    return _Sides(old, new, changes, marked, new_no_eol)
+    return _Sides(body, old, new, changes, marked, new_no_eol)
 
 
 def _no_rival(text: str, old: list[str], hint: int, at: int, start: int) -> bool:
