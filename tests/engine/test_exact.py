@@ -6,7 +6,7 @@ punctuation variants, CRLF and mixed endings, a missing final newline, `\\ No ne
 markers, context-only and unprefixed lines, line numbers near and far, section headers and
 anchors) and asserts that both paths return equal `HunkResult`s: text, counts and every
 outcome's reason, detail, line, strategy, candidates and notes. The refusal shortcuts of
-`locate` (`_cannot_match`) and `hunks` (the already-applied pre-test) are held to the plain
+`locate` (`cannot_place`) and `hunks` (the already-applied pre-test) are held to the plain
 computations the same way.
 """
 
@@ -45,6 +45,9 @@ LINES = (
     "# ... existing code ...",
     "}",
 )
+
+# Lines no file holds, loosely or not: hunks that cannot be placed.
+FOREIGN = ("gone", "  gone  ", "it\u2019s gone")
 
 OPTIONS = (
     EngineOptions.default(),
@@ -89,13 +92,13 @@ def hunks(draw: st.DrawFn, source: str) -> Hunk:
         last = draw(st.integers(first + clean, min(len(contents), first + 5)))
         for text in contents[first:last]:
             if not clean and draw(st.integers(0, 9)) == 0:
-                text = draw(st.sampled_from(LINES))  # a misquoted line
+                text = draw(st.sampled_from([*LINES, *FOREIGN]))  # a misquoted line
             body.append(draw(st.sampled_from([" ", " ", "-"])) + text)
         start = first
     else:
         body.extend(
             draw(st.sampled_from([" ", "-"])) + text
-            for text in draw(st.lists(st.sampled_from(LINES), max_size=4))
+            for text in draw(st.lists(st.sampled_from([*LINES, *FOREIGN]), max_size=4))
         )
         start = draw(st.integers(0, 20))
     for _ in range(draw(st.integers(clean, 3))):
@@ -161,7 +164,7 @@ def test_refusal_shortcuts_change_no_placement(
     for hunk in hunk_list:
         block = block_from_hunk(hunk)
         shortcut = place_block(contents, block, options, LineKeys(contents))
-        with mock.patch("patchsmith.engine.locate._cannot_match", return_value=False):
+        with mock.patch("patchsmith.engine.locate.cannot_place", return_value=False):
             plain = place_block(contents, block, options, LineKeys(contents))
         assert shortcut == plain
         lines = split_lines(source)
@@ -231,3 +234,15 @@ def test_fast_path_hands_back_what_it_cannot_prove() -> None:
     for source, diff in cases:
         parsed = [h for f in find_diffs(diff) for h in f.hunks]
         assert apply_exact(source, parsed, options) is None, (source, diff)
+
+
+def test_fast_path_refuses_a_hunk_whose_removed_line_is_nowhere() -> None:
+    _both("a\nb\nc\n", _diff(" a", "-gone", "+B", " c"))
+    _both("a\nb\nc\n", _diff(" a", "-b", "+B", " c") + "@@ -9 +9 @@\n-gone\n+new\n")
+
+
+def test_fast_path_hands_back_a_refusal_that_may_be_already_applied() -> None:
+    # The removed line is nowhere, but every new line is in the file: the already-applied
+    # check must run.
+    parsed = [h for f in find_diffs(_diff(" a", "-gone", "+b")) for h in f.hunks]
+    assert apply_exact("a\nb\n", parsed, EngineOptions.default()) is None

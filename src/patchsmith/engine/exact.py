@@ -30,7 +30,10 @@ line-based path from the start. What it takes, and why each condition suffices:
 - The new side occurs nowhere as text, so it cannot already be around the place
   (the already-applied check), and differs from the old side (so the text changes).
 
-A hunk with only context lines is refused with NO_CHANGE, as the line-based path does.
+Two refusals are repeated too, with the line-based path's reasons and details: a hunk
+with only context lines (NO_CHANGE), and a hunk one of whose removed lines occurs nowhere
+in the text, even loosely, while one of its new lines is missing too (NO_MATCH: no
+strategy can place it, and it cannot be already applied). Anything else is handed back.
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from patchsmith.engine.blocks import usable_section
+from patchsmith.engine.blocks import BlockLine, Op, usable_section
 from patchsmith.engine.indent import style_may_matter
-from patchsmith.engine.locate import TIE_DISTANCE, absent_from
+from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place, fold_punctuation
 from patchsmith.engine.model import (
     EngineOptions,
     Hunk,
@@ -53,6 +56,9 @@ from patchsmith.engine.model import (
 __all__ = ["apply_exact"]
 
 _ONLY_CONTEXT = "the hunk holds only context lines: nothing to change"
+_NOT_FOUND = "the hunk's old lines were not found in the file"
+_LOOKED_FOR = 3
+"""New lines `_surely_absent` looks for at most: each look scans the whole text."""
 
 
 def _file_eol(source: str) -> str | None:
@@ -70,16 +76,13 @@ def _file_eol(source: str) -> str | None:
 def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult | None:
     """The line-based path's result for `hunks` on `source`, or None when not provably equal."""
     eol = _file_eol(source)
-    if (
-        eol is None
-        or not source
-        or not options.keep_line_endings
-        or not options.whole_lines
-        or (options.indent_tolerant and style_may_matter(source, hunks))
-    ):
+    if eol is None or not options.keep_line_endings or not options.whole_lines:
         return None
+    # Whether the file's indentation style may re-indent added lines: asked only once a
+    # hunk is to be applied (refusals do not depend on it).
+    style_checked = not options.indent_tolerant
     # The text with every line ending in `eol`; `no_eol` says the last one really has none.
-    no_eol = not source.endswith("\n")
+    no_eol = bool(source) and not source.endswith("\n")
     text = source + eol if no_eol else source
     outcomes: list[HunkOutcome] = []
     shift = 0
@@ -104,7 +107,18 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
         old_text = eol.join(old) + eol
         at = _only_line_start(text, old_text)
         if at < 0:
-            return None
+            if not _surely_absent(text, eol, sides):
+                return None
+            outcomes.append(
+                HunkOutcome(
+                    index=index,
+                    applied=False,
+                    hunk_text=sides.body,
+                    reason=SkipReason.NO_MATCH,
+                    detail=_NOT_FOUND,
+                )
+            )
+            continue
         start = text.count("\n", 0, at)
         hint = _hint(hunk)
         if hint is not None:
@@ -112,6 +126,10 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
                 hint = max(hint + shift, 0)
             if abs(start - hint) > TIE_DISTANCE and not _no_rival(text, old, hint, at, start):
                 return None
+        if not style_checked:
+            if style_may_matter(source, hunks):
+                return None
+            style_checked = True
         new_text = eol.join(new) + eol if new else ""
         # A non-blank new line is a non-whitespace character in the new text.
         if new_text.strip() and new_text in text:
@@ -144,6 +162,8 @@ class _Sides(NamedTuple):
     """The hunk's text (`Hunk.text`)."""
     old: list[str]
     new: list[str]
+    lines: list[BlockLine] | None
+    """The block's lines, for refusals (None for a hunk with markers or unprefixed lines)."""
     changes: bool
     marked: bool
     """A `\\ No newline at end of file` marker is in the hunk."""
@@ -151,7 +171,8 @@ class _Sides(NamedTuple):
     """The marker says the new side ends without a newline (when honoured)."""
 
 
-_PLAIN_OPS = frozenset((" ", "-", "+", ""))
+_OPS = {" ": Op.CONTEXT, "": Op.CONTEXT, "-": Op.REMOVE, "+": Op.ADD}
+_PLAIN_OPS = frozenset(_OPS)
 """First characters of body lines that need no special reading ("" is an empty line)."""
 
 
@@ -184,7 +205,8 @@ def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
         # The common case, in comprehensions: an empty line is blank context either way.
         old = [text[1:] for text in texts if text[:1] != "+"]
         new = [text[1:] for text in texts if text[:1] != "-"]
-        return _Sides(body, old, new, "-" in ops or "+" in ops, False, False)
+        block = [BlockLine(_OPS[text[:1]], text[1:]) for text in texts]
+        return _Sides(body, old, new, block, "-" in ops or "+" in ops, False, False)
     old = []
     new = []
     changes = marked = new_no_eol = False
@@ -210,7 +232,26 @@ def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
             new.append(line)
             op = " "
         last = op
-    return _Sides(body, old, new, changes, marked, new_no_eol)
+    return _Sides(body, old, new, None, changes, marked, new_no_eol)
+
+
+def _surely_absent(text: str, eol: str, sides: _Sides) -> bool:
+    """Whether the line-based path refuses the hunk as not found (NO_MATCH), plainly.
+
+    It does when no strategy can place the block (`locate.cannot_place`) and the
+    already-applied check finds nothing: it needs enough solid new lines, as that check
+    asks, and one new line that is not even a substring of the text proves it absent.
+    """
+    if sides.lines is None:
+        return False
+    joined = text[: -len(eol)]  # the lines without the last ending, as `cannot_place` reads
+    if not cannot_place(sides.lines, fold_punctuation(joined)):
+        return False
+    solid = [ln for ln in sides.lines if ln.op is not Op.REMOVE and ln.text.strip()]
+    has_context = any(ln.op is Op.CONTEXT for ln in solid)
+    if not (has_context and len(solid) >= 2) and len(solid) < 3:
+        return True  # too little to be evidence of an earlier application
+    return any(line.rstrip() not in text for line in sides.new[:_LOOKED_FOR])
 
 
 def _no_rival(text: str, old: list[str], hint: int, at: int, start: int) -> bool:

@@ -34,6 +34,7 @@ __all__ = [
     "Placement",
     "absent_from",
     "anchor_contradiction",
+    "cannot_place",
     "find_contiguous",
     "fold_punctuation",
     "missing_anchor",
@@ -478,7 +479,7 @@ def place_block(
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
-    if _cannot_match(cache, block):
+    if cannot_place(block.lines, cache.folded_text()):
         return _NO_MATCH
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
@@ -514,55 +515,106 @@ def place_block(
 _NO_MATCH = NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
 
 
-def _core(text: str) -> str:
-    """What every normalisation of a non-blank line keeps: a substring of each of its keys.
+def _loosest(line: str) -> str:
+    """A line's key under the loosest normalisation: folded, right-stripped, dedented.
 
-    Keys are `text`, optionally folded, right-stripped and/or stripped of leading spaces
-    and tabs; for a non-blank line those strips commute, so the doubly stripped text sits
-    inside every one of them.
+    Two lines equal under any level's normalisation (or under partial or stale
+    context's) are equal under this one too: each of those keys determines it.
     """
-    return text.rstrip().lstrip(" \t")
+    return fold_punctuation(line).rstrip().lstrip(" \t")
+
+
+_OCCURRENCES = 8
+"""Occurrences of a key inside longer lines `_holds_line` looks past before it gives up."""
+
+
+def _holds_line(text: str, key: str) -> bool:
+    """Whether some line of `text` is `key` between leading spaces/tabs and trailing
+    whitespace (True also when unsure: past `_OCCURRENCES` occurrences inside lines)."""
+    at = text.find(key)
+    seen = 0
+    while at >= 0:
+        seen += 1
+        if seen > _OCCURRENCES:
+            return True
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].strip(" \t"):
+            end = text.find("\n", at)
+            if not text[at + len(key) : end if end >= 0 else len(text)].strip():
+                return True
+        at = text.find(key, at + 1)
+    return False
 
 
 def absent_from(text: str, line: str) -> bool:
-    """Whether no line of `text` can equal `line` under any normalisation (C-level tests).
+    """Whether no line of `text` can equal `line` under any normalisation (C-level searches).
 
-    A key of a file line is a substring of that line (or of its folded form), so a
-    line whose core occurs nowhere in the text (folded or not) matches nothing.
+    No line of the folded text has `line`'s loosest key (see `_loosest`). `text` holds
+    whole lines; an ending's CR counts as trailing whitespace, as the key drops it.
     """
-    if _core(line) in text:
-        return False
-    return _core(fold_punctuation(line)) not in fold_punctuation(text)
+    key = _loosest(line)
+    return bool(key) and not _holds_line(fold_punctuation(text), key)
 
 
-def _absent_line(cache: LineKeys, line: str) -> bool:
-    """`absent_from` on the file of `cache`, its joined and folded texts computed once."""
-    if _core(line) in cache.text():
-        return False
-    return _core(fold_punctuation(line)) not in cache.folded_text()
+# ASCII whitespace other than space, tab, CR and LF: a line of them alone is blank too.
+_RARE_SPACES = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
-def _cannot_match(cache: LineKeys, block: EditBlock) -> bool:
-    """Whether no level, partial context or stale context can place `block` (checked in C).
+def _has_blank_line(text: str) -> bool:
+    """Whether some line of `text` (lines joined by LF) is only whitespace; True when unsure.
 
-    Every one of them pairs each non-blank removed line with a file line of equal key;
-    a block without removed lines needs all but one of its non-blank lines (stale context
-    needs a removed line). Conservative: False whenever unsure.
+    Spaces, tabs and CRs removed, a blank line is an empty one: two LFs in a row, or one
+    at either end. Other whitespace (rare) and non-ASCII text are not looked into.
     """
-    removed = [ln.text for ln in block.lines if ln.op is Op.REMOVE and ln.text.strip()]
-    if removed:
-        # Each test scans the file once: a few lines decide most refusals.
-        return any(_absent_line(cache, text) for text in removed[:_PRECHECKED])
-    context = [
-        ln.text
-        for ln in block.lines
-        if ln.op is Op.CONTEXT and ln.text.strip() and not is_elision(ln.text)
-    ]
-    return sum(_absent_line(cache, text) for text in context[:_PRECHECKED]) >= 2
+    if not text.isascii() or any(char in text for char in _RARE_SPACES):
+        return True
+    squeezed = text.replace(" ", "").replace("\t", "").replace("\r", "")
+    return not squeezed or "\n\n" in squeezed or squeezed[0] == "\n" or squeezed[-1] == "\n"
 
 
 _PRECHECKED = 3
-"""Lines of a block `_cannot_match` looks for: each look scans the whole file."""
+"""Lines `cannot_place` looks for at most: each look scans the whole file."""
+
+
+def cannot_place(lines: Sequence[BlockLine], folded: str) -> bool:
+    """Whether no level, partial context or stale context can place a block (C-level tests).
+
+    `folded` is the file's lines joined by LF (CR endings allowed), typographic
+    punctuation folded (`fold_punctuation`). A non-blank line
+    matches only a file line with its loosest key (`absent_from`), a blank one only a
+    blank file line. Every strategy pairs each removed line with a file line; stale
+    context needs a non-blank removed line; the exact levels need every non-blank old line
+    (blank context at the block's edges may be stripped), and partial context two
+    non-blank lines (elisions aside) of which at most one is missing.
+    Conservative: False whenever unsure, and only a few lines are looked for.
+    """
+    blank: list[bool] = []
+
+    def absent(line: str) -> bool:
+        if line.strip():
+            key = _loosest(line)
+            return bool(key) and not _holds_line(folded, key)
+        if not blank:
+            blank.append(_has_blank_line(folded))
+        return not blank[0]
+
+    old = [ln for ln in lines if ln.op is not Op.ADD]
+    removed = [ln.text for ln in old if ln.op is Op.REMOVE]
+    if any(absent(line) for line in removed[:_PRECHECKED]):
+        return True
+    if any(line.strip() for line in removed):
+        return False  # stale context may still place it
+    solid = [
+        ln.text
+        for ln in old
+        if ln.text.strip() and not (ln.op is Op.CONTEXT and is_elision(ln.text))
+    ]
+    if len(solid) < 2:
+        # Partial context cannot place it; the exact levels need every non-blank line
+        # (blank context at the edges may be stripped).
+        solid_old = [ln.text for ln in old if ln.text.strip()]
+        return any(absent(line) for line in solid_old[:_PRECHECKED])
+    return sum(absent(line) for line in solid[:_PRECHECKED]) >= 2
 
 
 # -- stale context -------------------------------------------------------------------------------
