@@ -162,8 +162,9 @@ class _Sides(NamedTuple):
     """The hunk's text (`Hunk.text`)."""
     old: list[str]
     new: list[str]
-    lines: list[BlockLine] | None
-    """The block's lines, for refusals (None for a hunk with markers or unprefixed lines)."""
+    plain: list[str] | None
+    """The body lines without endings, when every one is context, removed, added or empty
+    (None for a hunk with markers or unprefixed lines): enough to build the block's lines."""
     changes: bool
     marked: bool
     """A `\\ No newline at end of file` marker is in the hunk."""
@@ -205,8 +206,7 @@ def _sides(hunk: Hunk, honour_marker: bool) -> _Sides | None:
         # The common case, in comprehensions: an empty line is blank context either way.
         old = [text[1:] for text in texts if text[:1] != "+"]
         new = [text[1:] for text in texts if text[:1] != "-"]
-        block = [BlockLine(_OPS[text[:1]], text[1:]) for text in texts]
-        return _Sides(body, old, new, block, "-" in ops or "+" in ops, False, False)
+        return _Sides(body, old, new, texts, "-" in ops or "+" in ops, False, False)
     old = []
     new = []
     changes = marked = new_no_eol = False
@@ -242,12 +242,13 @@ def _surely_absent(text: str, eol: str, sides: _Sides) -> bool:
     already-applied check finds nothing: it needs enough solid new lines, as that check
     asks, and one new line that is not even a substring of the text proves it absent.
     """
-    if sides.lines is None:
+    if sides.plain is None:
         return False
+    lines = [BlockLine(_OPS[text[:1]], text[1:]) for text in sides.plain]
     joined = text[: -len(eol)]  # the lines without the last ending, as `cannot_place` reads
-    if not cannot_place(sides.lines, fold_punctuation(joined)):
+    if not cannot_place(lines, fold_punctuation(joined)):
         return False
-    solid = [ln for ln in sides.lines if ln.op is not Op.REMOVE and ln.text.strip()]
+    solid = [ln for ln in lines if ln.op is not Op.REMOVE and ln.text.strip()]
     has_context = any(ln.op is Op.CONTEXT for ln in solid)
     if not (has_context and len(solid) >= 2) and len(solid) < 3:
         return True  # too little to be evidence of an earlier application
