@@ -85,7 +85,7 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
     no_eol = bool(source) and not source.endswith("\n")
     text = source + eol if no_eol else source
     outcomes: list[HunkOutcome] = []
-    shift = 0
+    shift = applied = 0
     for index, hunk in enumerate(hunks):
         sides = _sides(hunk, options.honour_no_newline_marker)
         if sides is None:
@@ -142,18 +142,10 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
                 no_eol = sides.new_no_eol
         text = text[:at] + new_text + text[end:]
         shift += len(new) - len(old)
-        outcomes.append(
-            HunkOutcome(
-                index=index,
-                applied=True,
-                hunk_text=sides.body,
-                strategy=Strategy.DIRECT,
-                line=start + 1,
-            )
-        )
+        applied += 1
+        outcomes.append(HunkOutcome(index, True, sides.body, Strategy.DIRECT, start + 1))
     if no_eol and text:
         text = text[: -len(eol)]
-    applied = sum(1 for outcome in outcomes if outcome.applied)
     return HunkResult(text, applied, len(hunks), tuple(outcomes))
 
 

@@ -212,7 +212,7 @@ def style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
     """
     if "\t" in source:
         return True
-    if not any("\t" in line for hunk in hunks for line in hunk.lines):
+    if not any("\t" in "".join(hunk.lines) for hunk in hunks):  # one C-level join per hunk
         return False
     return any(
         line[:1] == "+" and "\t" in line[1 : len(line) - len(line[1:].lstrip(" \t"))]
