@@ -86,7 +86,8 @@ def apply_hunks(
     applied, or why not; `result.ok` is false unless every hunk applied, and
     `result.unwrap()` raises `PartialApplyError` in that case.
     """
-    mode = Mode(mode)
+    if mode is not Mode.DEFAULT:  # skip the enum lookup in the common case
+        mode = Mode(mode)
     if mode is Mode.COMPAT and options is None and indent_tolerant is None:
         text = diff if isinstance(diff, str) else _render_hunks(diff)
         return apply_hunks_compat(source, text)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from patchsmith.engine.blocks import BlockLine, Op, usable_section
+from patchsmith.engine.blocks import Op, usable_section
 from patchsmith.engine.indent import style_may_matter
 from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place, fold_punctuation
 from patchsmith.engine.model import (
@@ -110,13 +110,7 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
             if not _surely_absent(text, eol, sides):
                 return None
             outcomes.append(
-                HunkOutcome(
-                    index=index,
-                    applied=False,
-                    hunk_text=sides.body,
-                    reason=SkipReason.NO_MATCH,
-                    detail=_NOT_FOUND,
-                )
+                HunkOutcome(index, False, sides.body, None, None, SkipReason.NO_MATCH, _NOT_FOUND)
             )
             continue
         start = text.count("\n", 0, at)
@@ -236,12 +230,15 @@ def _surely_absent(text: str, eol: str, sides: _Sides) -> bool:
     """
     if sides.plain is None:
         return False
-    lines = [BlockLine(_OPS[text[:1]], text[1:]) for text in sides.plain]
+    ops = [_OPS[line[:1]] for line in sides.plain]
+    texts = [line[1:] for line in sides.plain]
     joined = text[: -len(eol)]  # the lines without the last ending, as `cannot_place` reads
-    if not cannot_place(lines, fold_punctuation(joined)):
+    if not cannot_place(ops, texts, fold_punctuation(joined)):
         return False
-    solid = [ln for ln in lines if ln.op is not Op.REMOVE and ln.text.strip()]
-    has_context = any(ln.op is Op.CONTEXT for ln in solid)
+    solid = [
+        op for op, line in zip(ops, texts, strict=True) if op is not Op.REMOVE and line.strip()
+    ]
+    has_context = Op.CONTEXT in solid
     if not (has_context and len(solid) >= 2) and len(solid) < 3:
         return True  # too little to be evidence of an earlier application
     return any(line.rstrip() not in text for line in sides.new[:_LOOKED_FOR])

@@ -479,7 +479,8 @@ def place_block(
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
-    if cannot_place(block.lines, cache.folded_text()):
+    ops = [ln.op for ln in block.lines]
+    if cannot_place(ops, [ln.text for ln in block.lines], cache.folded_text()):
         return _NO_MATCH
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
@@ -576,17 +577,18 @@ _PRECHECKED = 3
 """Lines `cannot_place` looks for at most: each look scans the whole file."""
 
 
-def cannot_place(lines: Sequence[BlockLine], folded: str) -> bool:
+def cannot_place(ops: Sequence[Op], texts: Sequence[str], folded: str) -> bool:
     """Whether no level, partial context or stale context can place a block (C-level tests).
 
-    `folded` is the file's lines joined by LF (CR endings allowed), typographic
-    punctuation folded (`fold_punctuation`). A non-blank line
-    matches only a file line with its loosest key (`absent_from`), a blank one only a
-    blank file line. Every strategy pairs each removed line with a file line; stale
-    context needs a non-blank removed line; the exact levels need every non-blank old line
-    (blank context at the block's edges may be stripped), and partial context two
-    non-blank lines (elisions aside) of which at most one is missing.
-    Conservative: False whenever unsure, and only a few lines are looked for.
+    `ops` and `texts` are the block's lines (operation, text without ending); `folded` is
+    the file's lines joined by LF (CR endings allowed), typographic punctuation folded
+    (`fold_punctuation`). A non-blank line matches only a file line with its loosest
+    key (`absent_from`), a blank one only a blank file line. Every strategy pairs each
+    removed line with a file line; stale context needs a non-blank removed line; the
+    exact levels need every non-blank old line (blank context at the block's edges may
+    be stripped), and partial context two non-blank lines (elisions aside) of which at
+    most one is missing. Conservative: False whenever unsure, and only a few lines are
+    looked for.
     """
     blank: list[bool] = []
 
@@ -598,21 +600,19 @@ def cannot_place(lines: Sequence[BlockLine], folded: str) -> bool:
             blank.append(_has_blank_line(folded))
         return not blank[0]
 
-    old = [ln for ln in lines if ln.op is not Op.ADD]
-    removed = [ln.text for ln in old if ln.op is Op.REMOVE]
+    old = [(op, text) for op, text in zip(ops, texts, strict=True) if op is not Op.ADD]
+    removed = [text for op, text in old if op is Op.REMOVE]
     if any(absent(line) for line in removed[:_PRECHECKED]):
         return True
     if any(line.strip() for line in removed):
         return False  # stale context may still place it
     solid = [
-        ln.text
-        for ln in old
-        if ln.text.strip() and not (ln.op is Op.CONTEXT and is_elision(ln.text))
+        text for op, text in old if text.strip() and not (op is Op.CONTEXT and is_elision(text))
     ]
     if len(solid) < 2:
         # Partial context cannot place it; the exact levels need every non-blank line
         # (blank context at the edges may be stripped).
-        solid_old = [ln.text for ln in old if ln.text.strip()]
+        solid_old = [text for _, text in old if text.strip()]
         return any(absent(line) for line in solid_old[:_PRECHECKED])
     return sum(absent(line) for line in solid[:_PRECHECKED]) >= 2
 
