@@ -21,7 +21,7 @@ from patchsmith.engine import EngineOptions, Hunk, apply_hunks, find_diffs
 from patchsmith.engine.blocks import block_from_hunk
 from patchsmith.engine.exact import apply_exact
 from patchsmith.engine.hunks import _already_applied, apply_hunk_list
-from patchsmith.engine.locate import LineKeys, place_block
+from patchsmith.engine.locate import LineKeys, _loosest, absent_from, place_block
 from patchsmith.engine.textlines import split_lines
 
 # Lines that equal one another once whitespace, punctuation or indentation is ignored.
@@ -246,3 +246,21 @@ def test_fast_path_hands_back_a_refusal_that_may_be_already_applied() -> None:
     # check must run.
     parsed = [h for f in find_diffs(_diff(" a", "-gone", "+b")) for h in f.hunks]
     assert apply_exact("a\nb\n", parsed, EngineOptions.default()) is None
+
+
+# Pieces of lines that folding changes (or removes), and words that occur inside others.
+PIECES = ("x", "it's", "it\u2019s", "a\u2014b", "a-b", "\u00a0", " ", "\t", "\u200b", "...")
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(st.lists(st.sampled_from(PIECES), max_size=4).map("".join), max_size=8),
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("".join),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_absent_means_no_line_has_the_key(lines: list[str], line: str, eol: str) -> None:
+    """`absent_from` never calls present a line some file line equals once normalised."""
+    text = eol.join(lines)
+    if absent_from(text, line):
+        key = _loosest(line)
+        assert all(_loosest(other) != key for other in lines)

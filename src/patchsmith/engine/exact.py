@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from patchsmith.engine.blocks import Op, usable_section
 from patchsmith.engine.indent import style_may_matter
-from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place, fold_punctuation
+from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place
 from patchsmith.engine.model import (
     EngineOptions,
     Hunk,
@@ -233,7 +233,7 @@ def _surely_absent(text: str, eol: str, sides: _Sides) -> bool:
     ops = [_OPS[line[:1]] for line in sides.plain]
     texts = [line[1:] for line in sides.plain]
     joined = text[: -len(eol)]  # the lines without the last ending, as `cannot_place` reads
-    if not cannot_place(ops, texts, fold_punctuation(joined)):
+    if not cannot_place(ops, texts, joined):
         return False
     solid = [
         op for op, line in zip(ops, texts, strict=True) if op is not Op.REMOVE and line.strip()

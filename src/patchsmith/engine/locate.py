@@ -205,19 +205,12 @@ class LineKeys:
         self._counts: dict[Normalisation, Counter[str]] = {}
         self._scans: dict[Normalisation, int] = {}
         self._text: str | None = None
-        self._folded: str | None = None
 
     def text(self) -> str:
         """The file's lines joined by LF (no endings), for C-level substring tests."""
         if self._text is None:
             self._text = "\n".join(self.contents)
         return self._text
-
-    def folded_text(self) -> str:
-        """`text()` with typographic punctuation folded."""
-        if self._folded is None:
-            self._folded = fold_punctuation(self.text())
-        return self._folded
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -250,7 +243,7 @@ class LineKeys:
         for key, keys in self._keys.items():
             keys[start:end] = key.lines(region)
         self.contents = contents
-        self._text = self._folded = None
+        self._text = None
 
     def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
         """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
@@ -480,7 +473,7 @@ def place_block(
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
     ops = [ln.op for ln in block.lines]
-    if cannot_place(ops, [ln.text for ln in block.lines], cache.folded_text()):
+    if cannot_place(ops, [ln.text for ln in block.lines], cache.text()):
         return _NO_MATCH
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
@@ -547,6 +540,34 @@ def _holds_line(text: str, key: str) -> bool:
     return False
 
 
+def _line_with_key(text: str, key: str) -> bool:
+    """Whether some line of `text`, folded, has the loosest key `key` (True when unsure).
+
+    Folding a whole non-ASCII file costs a copy per typographic character in it; instead
+    a word of `key` that folding cannot produce is looked for verbatim, and only the
+    lines holding it are folded (as `_anchor_candidates` does for anchors).
+    """
+    if text.isascii():  # folding changes nothing
+        return _holds_line(text, key)
+    words = [w for w in key.split(" ") if w and _FOLD_IMAGES.isdisjoint(w)]
+    if not words or any(char in text for char in _FOLD_REMOVED):
+        return _holds_line(fold_punctuation(text), key)
+    word = max(words, key=len)
+    at = text.find(word)
+    seen = 0
+    while at >= 0:
+        seen += 1
+        if seen > _OCCURRENCES:
+            return True
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if _loosest(text[start:end]) == key:
+            return True
+        at = text.find(word, end)
+    return False
+
+
 def absent_from(text: str, line: str) -> bool:
     """Whether no line of `text` can equal `line` under any normalisation (C-level searches).
 
@@ -554,7 +575,7 @@ def absent_from(text: str, line: str) -> bool:
     whole lines; an ending's CR counts as trailing whitespace, as the key drops it.
     """
     key = _loosest(line)
-    return bool(key) and not _holds_line(fold_punctuation(text), key)
+    return bool(key) and not _line_with_key(text, key)
 
 
 # ASCII whitespace other than space, tab, CR and LF: a line of them alone is blank too.
@@ -577,13 +598,13 @@ _PRECHECKED = 3
 """Lines `cannot_place` looks for at most: each look scans the whole file."""
 
 
-def cannot_place(ops: Sequence[Op], texts: Sequence[str], folded: str) -> bool:
+def cannot_place(ops: Sequence[Op], texts: Sequence[str], text: str) -> bool:
     """Whether no level, partial context or stale context can place a block (C-level tests).
 
-    `ops` and `texts` are the block's lines (operation, text without ending); `folded` is
-    the file's lines joined by LF (CR endings allowed), typographic punctuation folded
-    (`fold_punctuation`). A non-blank line matches only a file line with its loosest
-    key (`absent_from`), a blank one only a blank file line. Every strategy pairs each
+    `ops` and `texts` are the block's lines (operation, text without ending); `text` is
+    the file's lines joined by LF (CR endings allowed). A non-blank line matches only a
+    file line with its loosest key (`absent_from`), a blank one only a blank file line
+    (after folding). Every strategy pairs each
     removed line with a file line; stale context needs a non-blank removed line; the
     exact levels need every non-blank old line (blank context at the block's edges may
     be stripped), and partial context two non-blank lines (elisions aside) of which at
@@ -594,10 +615,9 @@ def cannot_place(ops: Sequence[Op], texts: Sequence[str], folded: str) -> bool:
 
     def absent(line: str) -> bool:
         if line.strip():
-            key = _loosest(line)
-            return bool(key) and not _holds_line(folded, key)
+            return absent_from(text, line)
         if not blank:
-            blank.append(_has_blank_line(folded))
+            blank.append(_has_blank_line(text))
         return not blank[0]
 
     old = [(op, text) for op, text in zip(ops, texts, strict=True) if op is not Op.ADD]
