@@ -107,7 +107,8 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
         old_text = eol.join(old) + eol
         at = _only_line_start(text, old_text)
         if at < 0:
-            if not _surely_absent(text, eol, sides):
+            # Several places: a tie to break. None: perhaps a refusal this path can prove.
+            if at == -2 or not _surely_absent(text, eol, sides):
                 return None
             outcomes.append(
                 HunkOutcome(index, False, sides.body, None, None, SkipReason.NO_MATCH, _NOT_FOUND)
@@ -282,7 +283,8 @@ def _hint(hunk: Hunk) -> int | None:
 
 
 def _only_line_start(text: str, wanted: str) -> int:
-    """The offset of `wanted`'s one occurrence at the start of a line; -1 if none or several.
+    """The offset of `wanted`'s one occurrence at the start of a line; -1 if there is
+    none, -2 if there are several.
 
     Looking for "\n" + `wanted` finds only line starts (overlapping ones too, as the
     search resumes one character on), so at most two searches run.
@@ -291,6 +293,6 @@ def _only_line_start(text: str, wanted: str) -> int:
     at = text.find("\n" + wanted)
     if at >= 0:
         if found >= 0 or text.find("\n" + wanted, at + 1) >= 0:
-            return -1
+            return -2
         found = at + 1
     return found

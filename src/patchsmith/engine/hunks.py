@@ -218,7 +218,7 @@ def apply_hunk_list(
         if options.indent_tolerant and style_may_matter(source, hunks)
         else None
     )
-    keys = LineKeys(lines.contents)
+    keys = LineKeys(lines.contents, _joined(source))
     endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
@@ -269,6 +269,13 @@ def apply_hunk_list(
             )
         )
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+
+
+def _joined(source: str) -> str | None:
+    """`"\\n".join(split_lines(source).contents)` when a slice gives it (no CR), else None."""
+    if "\r" in source:
+        return None
+    return source[:-1] if source.endswith("\n") else source
 
 
 def _count_endings(endings: list[str]) -> Counter[str]:

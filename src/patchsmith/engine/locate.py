@@ -199,12 +199,13 @@ class LineKeys:
     and a block whose rarest line occurs once is found without scanning the file.
     """
 
-    def __init__(self, contents: Sequence[str]) -> None:
+    def __init__(self, contents: Sequence[str], text: str | None = None) -> None:
+        """`text`, when given, must be `"\\n".join(contents)` (a caller may know it cheaply)."""
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
         self._counts: dict[Normalisation, Counter[str]] = {}
         self._scans: dict[Normalisation, int] = {}
-        self._text: str | None = None
+        self._text = text
 
     def text(self) -> str:
         """The file's lines joined by LF (no endings), for C-level substring tests."""
@@ -582,16 +583,24 @@ def absent_from(text: str, line: str) -> bool:
 _RARE_SPACES = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
+_BLANK_SCAN = 4096
+"""Longest text `_has_blank_line` scans line by line (past it, it answers "maybe")."""
+
+
 def _has_blank_line(text: str) -> bool:
     """Whether some line of `text` (lines joined by LF) is only whitespace; True when unsure.
 
-    Spaces, tabs and CRs removed, a blank line is an empty one: two LFs in a row, or one
-    at either end. Other whitespace (rare) and non-ASCII text are not looked into.
+    An empty line is found by one C-level search; a line of spaces and tabs only by
+    scanning the lines, which is done for short texts only. Other whitespace (rare) and
+    non-ASCII text are not looked into.
     """
-    if not text.isascii() or any(char in text for char in _RARE_SPACES):
+    if not text or "\n\n" in text or text[0] == "\n" or text[-1] == "\n":
         return True
-    squeezed = text.replace(" ", "").replace("\t", "").replace("\r", "")
-    return not squeezed or "\n\n" in squeezed or squeezed[0] == "\n" or squeezed[-1] == "\n"
+    if len(text) > _BLANK_SCAN or not text.isascii():
+        return True
+    if any(char in text for char in _RARE_SPACES):
+        return True
+    return any(not line.strip(" \t\r") for line in text.split("\n"))
 
 
 _PRECHECKED = 3
