@@ -643,7 +643,15 @@ def cannot_place(ops: Sequence[Op], texts: Sequence[str], text: str) -> bool:
         # (blank context at the edges may be stripped).
         solid_old = [text for _, text in old if text.strip()]
         return any(absent(line) for line in solid_old[:_PRECHECKED])
-    return sum(absent(line) for line in solid[:_PRECHECKED]) >= 2
+    missing = 0
+    looked = solid[:_PRECHECKED]
+    for seen, line in enumerate(looked, 1):
+        missing += absent(line)
+        if missing >= 2:
+            return True
+        if missing + len(looked) - seen < 2:
+            return False  # too few lines left to look for
+    return False
 
 
 # -- stale context -------------------------------------------------------------------------------
