@@ -163,14 +163,14 @@ def test_refusal_shortcuts_change_no_placement(
     contents = split_lines(source).contents
     for hunk in hunk_list:
         block = block_from_hunk(hunk)
-        shortcut = place_block(contents, block, options, LineKeys(contents))
+        joined = "\n".join(contents)  # the text at hand, so that the shortcuts run
+        shortcut = place_block(contents, block, options, LineKeys(contents, joined))
         with mock.patch("patchsmith.engine.locate.cannot_place", return_value=False):
-            plain = place_block(contents, block, options, LineKeys(contents))
+            plain = place_block(contents, block, options, LineKeys(contents, joined))
         assert shortcut == plain
         lines = split_lines(source)
-        assert _already_applied(lines, block, LineKeys(lines.contents)) == _already_applied(
-            lines, block, None
-        )
+        shortcut_applied = _already_applied(lines, block, LineKeys(lines.contents, joined))
+        assert shortcut_applied == _already_applied(lines, block, None)
 
 
 def _diff(*body: str, header: str = "@@ -2,3 +2,3 @@") -> str:

@@ -185,9 +185,9 @@ def _already_applied(lines: Lines, block: EditBlock, keys: LineKeys | None = Non
         return False
     if keys is not None and keys.contents is lines.contents:
         # A new line that occurs nowhere in the file's text cannot equal a file line
-        # (a few lines looked for: each look scans the file).
-        text = keys.text()
-        if any(line not in text for line in new[:3]):
+        # (a few lines looked for, when the text is at hand: each look scans the file).
+        text = keys.known_text()
+        if text is not None and any(line not in text for line in new[:3]):
             return False
         found = keys.find(_RSTRIPPED, new, block.hint)
     else:

@@ -207,10 +207,12 @@ class LineKeys:
         self._scans: dict[Normalisation, int] = {}
         self._text = text
 
-    def text(self) -> str:
-        """The file's lines joined by LF (no endings), for C-level substring tests."""
-        if self._text is None:
-            self._text = "\n".join(self.contents)
+    def known_text(self) -> str | None:
+        """The file's lines joined by LF, when the caller gave it and no edit happened since.
+
+        The refusal pre-tests are worth one pass over the text, not a join of every line
+        after each edit of a file with many hunks: without it they do not run.
+        """
         return self._text
 
     def keys(self, key: Normalisation) -> Sequence[str]:
@@ -473,9 +475,6 @@ def place_block(
     if not old:
         return _place_insertion(contents, block)
     cache = keys if keys is not None and keys.contents is contents else LineKeys(contents)
-    ops = [ln.op for ln in block.lines]
-    if cannot_place(ops, [ln.text for ln in block.lines], cache.text()):
-        return _NO_MATCH
     attempts: list[tuple[EditBlock, Strategy | None]] = [(block, None)]
     if options.strip_hunk_edges_only:
         stripped = block.without_blank_edges()
@@ -483,6 +482,9 @@ def place_block(
             attempts.append((stripped, Strategy.DIRECT_STRIPPED))
     levels = _levels(options)
     for depth, level in enumerate(levels):
+        if depth == 1 and _cannot_place_block(cache, block):
+            # No exact match; a few C-level searches prove that nothing looser can match.
+            return _NO_MATCH
         for candidate, override in attempts:
             found = _place_contiguous(cache, candidate, level, options)
             if found is None:
@@ -508,6 +510,15 @@ def place_block(
 
 
 _NO_MATCH = NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+def _cannot_place_block(cache: LineKeys, block: EditBlock) -> bool:
+    """`cannot_place` for `block` when the file's joined text is at hand (else False)."""
+    text = cache.known_text()
+    if text is None:
+        return False
+    ops = [ln.op for ln in block.lines]
+    return cannot_place(ops, [ln.text for ln in block.lines], text)
 
 
 def _loosest(line: str) -> str:
