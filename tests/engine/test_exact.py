@@ -18,10 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patchsmith.engine import EngineOptions, Hunk, apply_hunks, find_diffs
-from patchsmith.engine.blocks import block_from_hunk
+from patchsmith.engine.blocks import Op, block_from_hunk
 from patchsmith.engine.exact import apply_exact
 from patchsmith.engine.hunks import _already_applied, apply_hunk_list
-from patchsmith.engine.locate import LineKeys, _loosest, absent_from, place_block
+from patchsmith.engine.locate import (
+    LineKeys,
+    _has_blank_line,
+    _loosest,
+    absent_from,
+    cannot_place,
+    place_block,
+)
 from patchsmith.engine.textlines import split_lines
 
 # Lines that equal one another once whitespace, punctuation or indentation is ignored.
@@ -264,3 +271,35 @@ def test_absent_means_no_line_has_the_key(lines: list[str], line: str, eol: str)
     if absent_from(text, line):
         key = _loosest(line)
         assert all(_loosest(other) != key for other in lines)
+
+
+def test_many_hunks_on_a_big_file_go_line_by_line() -> None:
+    source = "".join(f"line {i}\n" for i in range(100_000))
+    hunks = [Hunk(lines=(f"-line {i}\n", f"+LINE {i}\n")) for i in range(0, 85_000, 5_000)]
+    assert apply_exact(source, hunks, EngineOptions.default()) is None
+    assert apply_exact(source, hunks[:16], EngineOptions.default()) is not None
+
+
+def test_a_key_inside_many_longer_lines_is_not_called_absent() -> None:
+    # Past a few occurrences inside longer lines the search gives up: "maybe present".
+    text = "\n".join(f"call(x) + {i}" for i in range(20))
+    assert not absent_from(text, "call(x)")
+    assert absent_from("\n".join(f"call(x) + {i}" for i in range(3)), "call(x)")
+
+
+@given(st.lists(st.sampled_from(["", " ", "\t", "x", " x", "\x0c", "\u00a0", "\r"]), max_size=6))
+def test_blank_line_test_never_misses_a_blank_line(lines: list[str]) -> None:
+    if any(not line.strip() for line in lines):
+        assert _has_blank_line("\n".join(lines))
+
+
+def test_cannot_place_without_removed_lines() -> None:
+    ctx, add = Op.CONTEXT, Op.ADD
+    text = "a\nb\nc"
+    # Two solid context lines absent: nothing can place it.
+    assert cannot_place([ctx, ctx, ctx, add], ["gone", "away", "a", "new"], text)
+    # One of three missing: partial context might.
+    assert not cannot_place([ctx, ctx, ctx, add], ["gone", "b", "a", "new"], text)
+    # A single solid line, absent: the exact levels need it.
+    assert cannot_place([ctx, add], ["gone", "new"], text)
+    assert not cannot_place([ctx, add], ["a", "new"], text)
