@@ -80,8 +80,17 @@ def _file_eol(source: str) -> str | None:
     return "\r\n"
 
 
-def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult | None:
-    """The line-based path's result for `hunks` on `source`, or None when not provably equal."""
+def apply_exact(
+    source: str,
+    hunks: Sequence[Hunk],
+    options: EngineOptions,
+    tested: list[int] | None = None,
+) -> HunkResult | None:
+    """The line-based path's result for `hunks` on `source`, or None when not provably equal.
+
+    `tested`, if given, receives the index of a hunk whose refusal test (`cannot_place`)
+    ran on the unchanged file without settling it: the line-based path need not repeat it.
+    """
     if len(hunks) > _FEW_HUNKS and len(source) * len(hunks) > _SCAN_BUDGET:
         return None  # each hunk scans the text: many hunks on a big file go line by line
     eol = _file_eol(source)
@@ -117,7 +126,11 @@ def apply_exact(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> H
         at = _only_line_start(text, old_text)
         if at < 0:
             # Several places: a tie to break. None: perhaps a refusal this path can prove.
-            if at == -2 or not _surely_absent(text, eol, sides):
+            if at == -2:
+                return None
+            if not _surely_absent(text, eol, sides):
+                if tested is not None and not applied:  # no hunk applied: the file as given
+                    tested.append(index)
                 return None
             outcomes.append(
                 HunkOutcome(index, False, sides.body, None, None, SkipReason.NO_MATCH, _NOT_FOUND)

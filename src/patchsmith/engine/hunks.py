@@ -206,8 +206,9 @@ def apply_hunk_list(
     With `fast`, hunks that all match verbatim at one place are applied by `engine.exact`
     on the text (same result, no line objects); `fast=False` forces the line-based path.
     """
+    tested: list[int] = []
     if fast:
-        exact = apply_exact(source, hunks, options)
+        exact = apply_exact(source, hunks, options, tested)
         if exact is not None:
             return exact
     lines = split_lines(source)
@@ -218,7 +219,9 @@ def apply_hunk_list(
         if options.indent_tolerant and style_may_matter(source, hunks)
         else None
     )
-    keys = LineKeys(lines.contents, _joined(source))
+    # The joined text lets the refusal pre-tests run; when the fast path already ran them on
+    # this file without settling the hunk, they are not run twice.
+    keys = LineKeys(lines.contents, None if tested else _joined(source))
     endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
