@@ -7,8 +7,9 @@ Tables: per-case median and p99 over `../shared/parity/parity_apply.json` and ov
 inside node with `process.hrtime.bigint()`, so the pipe is excluded), with the ratio to the
 reference; then default mode on synthetic files of 1k/10k/100k lines x 1/10/100 hunks, on the
 exact path (clean hunks) and the fuzzy path (one dropped or altered context line per hunk).
-A case's time is the median of its repetitions. Figures vary by machine: compare ratios from
-one run.
+A case's time is the median of its repetitions; each case is timed in every implementation in
+turn, so that load from other processes weighs on all alike. Figures vary by machine: compare
+ratios from one run.
 """
 
 from __future__ import annotations
@@ -171,19 +172,25 @@ def case_table(
     """Print median and p99 per implementation over `cases`, with the ratio to the reference."""
     if not cases:
         return
-    summaries: list[Summary] = []
-    for mode, apply in apply_by_mode.items():
-        if apply is None:
-            summaries.append(Summary(f"patchsmith {mode} (not built yet)", ()))
-            continue
-        summaries.append(
-            Summary(f"patchsmith {mode}", tuple(time_python(apply, c, repeat) for c in cases))
-        )
+    # Case by case, every implementation in turn: a burst of load from other processes then
+    # slows all of them alike, and the ratios stay fair.
+    times: dict[str, list[int]] = {mode: [] for mode, apply in apply_by_mode.items() if apply}
+    reference_times: list[int] = []
+    for case in cases:
+        for mode, apply in apply_by_mode.items():
+            if apply is not None:
+                times[mode].append(time_python(apply, case, repeat))
+        if reference is not None:
+            reference_times.append(time_node(reference, case, repeat))
+    summaries = [
+        Summary(f"patchsmith {mode}", tuple(times[mode]))
+        if apply is not None
+        else Summary(f"patchsmith {mode} (not built yet)", ())
+        for mode, apply in apply_by_mode.items()
+    ]
     base = None
     if reference is not None:
-        base = Summary(
-            "llm-diff-patcher 0.2.1", tuple(time_node(reference, c, repeat) for c in cases)
-        )
+        base = Summary("llm-diff-patcher 0.2.1", tuple(reference_times))
         summaries.append(base)
     print(f"\n## {title}: {len(cases)} cases, median of {repeat} runs each")
     print(

@@ -88,7 +88,8 @@ def apply_hunks(
     applied, or why not; `result.ok` is false unless every hunk applied, and
     `result.unwrap()` raises `PartialApplyError` in that case.
     """
-    mode = Mode(mode)
+    if mode is not Mode.DEFAULT:  # skip the enum lookup in the common case
+        mode = Mode(mode)
     if mode is Mode.COMPAT and options is None and indent_tolerant is None:
         from patchsmith.engine.compat import apply_hunks_compat
 

@@ -127,7 +127,7 @@ def _hunk_ending(raw_lines: Sequence[str]) -> str:
     return "\r\n" if crlf > lf else "\n"
 
 
-def _usable_section(section: str) -> bool:
+def usable_section(section: str) -> bool:
     """A section header that names a line: not empty, not an elision, some word in it."""
     if not section or is_elision(section):
         return False
@@ -164,7 +164,7 @@ def block_from_hunk(hunk: Hunk, *, honour_no_newline_marker: bool = True) -> Edi
     if hunk.old_start is not None:
         hint = hunk.old_start if hunk.old_count == 0 else max(hunk.old_start - 1, 0)
     anchors = hunk.anchors
-    if not anchors and _usable_section(hunk.section):
+    if not anchors and usable_section(hunk.section):
         # `@@ -a,b +c,d @@ def f():` names a line above the hunk, like an envelope anchor.
         anchors = (hunk.section,)
     return EditBlock(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from patchsmith.engine.blocks import is_elision
 from patchsmith.engine.model import FileDiff, Hunk
@@ -242,8 +243,9 @@ def _closing_quote(value: str) -> int:
     return len(value) - 1
 
 
-@dataclass(frozen=True)
-class _HunkHeader:
+class _HunkHeader(NamedTuple):
+    """What an `@@` line says (a named tuple: one is made per hunk, and cheaply)."""
+
     old_start: int | None = None
     old_count: int | None = None
     new_start: int | None = None
@@ -288,7 +290,8 @@ class _Parser:
         while i < self.n:
             bare = _bare(self.lines[i])
             stripped = bare.strip()
-            if _BEGIN.match(stripped) or _ENVELOPE_OP.match(stripped):
+            # Both envelope patterns start with `***`: most lines are spared the regexes.
+            if stripped[:3] == "***" and (_BEGIN.match(stripped) or _ENVELOPE_OP.match(stripped)):
                 i = self._envelope(i)
             elif bare.startswith("diff --git "):
                 i = self._git_file(i)
@@ -490,6 +493,12 @@ class _Parser:
                 # The common case first: such a line is neither blank nor a file header.
                 old_seen += op == " "
                 new_seen += 1
+                body.append(line)
+                i += 1
+                continue
+            if op == "-" and not line.startswith("--- "):
+                # A removed line (never blank) that cannot start a file header.
+                old_seen += 1
                 body.append(line)
                 i += 1
                 continue

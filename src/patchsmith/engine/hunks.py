@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
-from patchsmith.engine.indent import IndentStyle, indent_style
+from patchsmith.engine.exact import apply_exact
+from patchsmith.engine.indent import IndentStyle, indent_style, style_may_matter
 from patchsmith.engine.locate import (
     LineKeys,
     Normalisation,
@@ -169,23 +170,6 @@ def _new_side_around(lines: Lines, block: EditBlock, placed: Placement) -> bool:
     )
 
 
-def _style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
-    """Whether the file's indentation style could change an added line (skips the scan).
-
-    A file without tabs is at most spaces-only, which only re-indents added lines
-    that are indented with tabs.
-    """
-    if "\t" in source:
-        return True
-    if not any("\t" in line for hunk in hunks for line in hunk.lines):
-        return False
-    return any(
-        line[:1] == "+" and "\t" in line[1 : len(line) - len(line[1:].lstrip(" \t"))]
-        for hunk in hunks
-        for line in hunk.lines
-    )
-
-
 def _already_applied(lines: Lines, block: EditBlock, keys: LineKeys | None = None) -> bool:
     """The new side occurs at exactly one place, and is long enough to be evidence.
 
@@ -199,6 +183,11 @@ def _already_applied(lines: Lines, block: EditBlock, keys: LineKeys | None = Non
     if not (has_context and len(solid) >= 2) and len(solid) < 3:
         return False
     if keys is not None and keys.contents is lines.contents:
+        # A new line that occurs nowhere in the file's text cannot equal a file line
+        # (a few lines looked for, when the text is at hand: each look scans the file).
+        text = keys.known_text()
+        if text is not None and any(line not in text for line in new[:3]):
+            return False
         found = keys.find(_RSTRIPPED, new, block.hint)
     else:
         found = find_contiguous([c.rstrip() for c in lines.contents], new)
@@ -208,17 +197,30 @@ def _already_applied(lines: Lines, block: EditBlock, keys: LineKeys | None = Non
 _RSTRIPPED = Normalisation(rstrip=True)
 
 
-def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) -> HunkResult:
-    """Apply each hunk in order to `source`; one outcome per hunk, partial results allowed."""
+def apply_hunk_list(
+    source: str, hunks: Sequence[Hunk], options: EngineOptions, *, fast: bool = True
+) -> HunkResult:
+    """Apply each hunk in order to `source`; one outcome per hunk, partial results allowed.
+
+    With `fast`, hunks that all match verbatim at one place are applied by `engine.exact`
+    on the text (same result, no line objects); `fast=False` forces the line-based path.
+    """
+    tested: list[int] = []
+    if fast:
+        exact = apply_exact(source, hunks, options, tested)
+        if exact is not None:
+            return exact
     lines = split_lines(source)
     if options.keep_line_endings is False:
         lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
     style = (
         indent_style(lines.contents)
-        if options.indent_tolerant and _style_may_matter(source, hunks)
+        if options.indent_tolerant and style_may_matter(source, hunks)
         else None
     )
-    keys = LineKeys(lines.contents)
+    # The joined text lets the refusal pre-tests run; when the fast path already ran them on
+    # this file without settling the hunk, they are not run twice.
+    keys = LineKeys(lines.contents, None if tested else _joined(source))
     endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
@@ -269,6 +271,13 @@ def apply_hunk_list(source: str, hunks: Sequence[Hunk], options: EngineOptions) 
             )
         )
     return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+
+
+def _joined(source: str) -> str | None:
+    """`"\\n".join(split_lines(source).contents)` when a slice gives it (no CR), else None."""
+    if "\r" in source:
+        return None
+    return source[:-1] if source.endswith("\n") else source
 
 
 def _count_endings(endings: list[str]) -> Counter[str]:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from math import gcd
 
+from patchsmith.engine.model import Hunk
+
 __all__ = [
     "IndentMode",
     "IndentShift",
@@ -18,6 +20,7 @@ __all__ = [
     "indent_unit",
     "indent_width",
     "leading_ws",
+    "style_may_matter",
 ]
 
 
@@ -199,3 +202,20 @@ def indent_style(lines: Sequence[str]) -> IndentStyle:
 
 _INDENT = re.compile(r"^([ \t]+)(?=[^ \t\n])", re.MULTILINE)
 _MIN_STYLE_LINES = 3
+
+
+def style_may_matter(source: str, hunks: Sequence[Hunk]) -> bool:
+    """Whether the file's indentation style could change an added line (skips the scan).
+
+    A file without tabs is at most spaces-only, which only re-indents added lines
+    that are indented with tabs.
+    """
+    if "\t" in source:
+        return True
+    if not any("\t" in "".join(hunk.lines) for hunk in hunks):  # one C-level join per hunk
+        return False
+    return any(
+        line[:1] == "+" and "\t" in line[1 : len(line) - len(line[1:].lstrip(" \t"))]
+        for hunk in hunks
+        for line in hunk.lines
+    )

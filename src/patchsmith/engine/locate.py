@@ -26,12 +26,15 @@ from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
     "EXACT",
+    "TIE_DISTANCE",
     "IndentShift",
     "LineKeys",
     "Normalisation",
     "NotPlaced",
     "Placement",
+    "absent_from",
     "anchor_contradiction",
+    "cannot_place",
     "find_contiguous",
     "fold_punctuation",
     "missing_anchor",
@@ -75,7 +78,7 @@ _SLACK = 2
 _ELISION_GAP = 400
 _MAX_WINDOWS = 60
 _PROBE_POOL = 8
-_TIE_DISTANCE = 20
+TIE_DISTANCE = 20
 _ALIGN_CELLS = 8_000_000
 """Alignment-table cells the partial-context search may fill for one block, all windows."""
 
@@ -196,11 +199,21 @@ class LineKeys:
     and a block whose rarest line occurs once is found without scanning the file.
     """
 
-    def __init__(self, contents: Sequence[str]) -> None:
+    def __init__(self, contents: Sequence[str], text: str | None = None) -> None:
+        """`text`, when given, must be `"\\n".join(contents)` (a caller may know it cheaply)."""
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
         self._counts: dict[Normalisation, Counter[str]] = {}
         self._scans: dict[Normalisation, int] = {}
+        self._text = text
+
+    def known_text(self) -> str | None:
+        """The file's lines joined by LF, when the caller gave it and no edit happened since.
+
+        The refusal pre-tests are worth one pass over the text, not a join of every line
+        after each edit of a file with many hunks: without it they do not run.
+        """
+        return self._text
 
     def keys(self, key: Normalisation) -> Sequence[str]:
         if key == EXACT:
@@ -233,6 +246,7 @@ class LineKeys:
         for key, keys in self._keys.items():
             keys[start:end] = key.lines(region)
         self.contents = contents
+        self._text = None
 
     def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
         """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
@@ -336,7 +350,7 @@ def _break_tie(
     if options.line_number_tiebreak and hint is not None:
         ranked = sorted(starts, key=lambda s: abs(s - hint))
         nearest = abs(ranked[0] - hint)
-        if nearest <= _TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - hint) > nearest):
+        if nearest <= TIE_DISTANCE and (len(ranked) == 1 or abs(ranked[1] - hint) > nearest):
             return ranked[0]
     return None
 
@@ -468,6 +482,9 @@ def place_block(
             attempts.append((stripped, Strategy.DIRECT_STRIPPED))
     levels = _levels(options)
     for depth, level in enumerate(levels):
+        if depth == 1 and _cannot_place_block(cache, block):
+            # No exact match; a few C-level searches prove that nothing looser can match.
+            return _NO_MATCH
         for candidate, override in attempts:
             found = _place_contiguous(cache, candidate, level, options)
             if found is None:
@@ -489,7 +506,163 @@ def place_block(
         stale = place_stale(cache, block, options)
         if stale is not None:
             return stale
-    return NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+    return _NO_MATCH
+
+
+_NO_MATCH = NotPlaced(SkipReason.NO_MATCH, "the hunk's old lines were not found in the file")
+
+
+def _cannot_place_block(cache: LineKeys, block: EditBlock) -> bool:
+    """`cannot_place` for `block` when the file's joined text is at hand (else False)."""
+    text = cache.known_text()
+    if text is None:
+        return False
+    ops = [ln.op for ln in block.lines]
+    return cannot_place(ops, [ln.text for ln in block.lines], text)
+
+
+def _loosest(line: str) -> str:
+    """A line's key under the loosest normalisation: folded, right-stripped, dedented.
+
+    Two lines equal under any level's normalisation (or under partial or stale
+    context's) are equal under this one too: each of those keys determines it.
+    """
+    return fold_punctuation(line).rstrip().lstrip(" \t")
+
+
+_OCCURRENCES = 8
+"""Occurrences of a key inside longer lines `_holds_line` looks past before it gives up."""
+
+
+def _holds_line(text: str, key: str) -> bool:
+    """Whether some line of `text` is `key` between leading spaces/tabs and trailing
+    whitespace (True also when unsure: past `_OCCURRENCES` occurrences inside lines)."""
+    at = text.find(key)
+    seen = 0
+    while at >= 0:
+        seen += 1
+        if seen > _OCCURRENCES:
+            return True
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].strip(" \t"):
+            end = text.find("\n", at)
+            if not text[at + len(key) : end if end >= 0 else len(text)].strip():
+                return True
+        at = text.find(key, at + 1)
+    return False
+
+
+def _line_with_key(text: str, key: str) -> bool:
+    """Whether some line of `text`, folded, has the loosest key `key` (True when unsure).
+
+    Folding a whole non-ASCII file costs a copy per typographic character in it; instead
+    a word of `key` that folding cannot produce is looked for verbatim, and only the
+    lines holding it are folded (as `_anchor_candidates` does for anchors).
+    """
+    if text.isascii():  # folding changes nothing
+        return _holds_line(text, key)
+    words = [w for w in key.split(" ") if w and _FOLD_IMAGES.isdisjoint(w)]
+    if not words or any(char in text for char in _FOLD_REMOVED):
+        return _holds_line(fold_punctuation(text), key)
+    word = max(words, key=len)
+    at = text.find(word)
+    seen = 0
+    while at >= 0:
+        seen += 1
+        if seen > _OCCURRENCES:
+            return True
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if _loosest(text[start:end]) == key:
+            return True
+        at = text.find(word, end)
+    return False
+
+
+def absent_from(text: str, line: str) -> bool:
+    """Whether no line of `text` can equal `line` under any normalisation (C-level searches).
+
+    No line of the folded text has `line`'s loosest key (see `_loosest`). `text` holds
+    whole lines; an ending's CR counts as trailing whitespace, as the key drops it.
+    """
+    key = _loosest(line)
+    return bool(key) and not _line_with_key(text, key)
+
+
+# ASCII whitespace other than space, tab, CR and LF: a line of them alone is blank too.
+_RARE_SPACES = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+_BLANK_SCAN = 4096
+"""Longest text `_has_blank_line` scans line by line (past it, it answers "maybe")."""
+
+
+def _has_blank_line(text: str) -> bool:
+    """Whether some line of `text` (lines joined by LF) is only whitespace; True when unsure.
+
+    An empty line is found by one C-level search; a line of spaces and tabs only by
+    scanning the lines, which is done for short texts only. Other whitespace (rare) and
+    non-ASCII text are not looked into.
+    """
+    if not text or "\n\n" in text or text[0] == "\n" or text[-1] == "\n":
+        return True
+    if len(text) > _BLANK_SCAN or not text.isascii():
+        return True
+    if any(char in text for char in _RARE_SPACES):
+        return True
+    return any(not line.strip(" \t\r") for line in text.split("\n"))
+
+
+_PRECHECKED = 3
+"""Lines `cannot_place` looks for at most: each look scans the whole file."""
+
+
+def cannot_place(ops: Sequence[Op], texts: Sequence[str], text: str) -> bool:
+    """Whether no level, partial context or stale context can place a block (C-level tests).
+
+    `ops` and `texts` are the block's lines (operation, text without ending); `text` is
+    the file's lines joined by LF (CR endings allowed). A non-blank line matches only a
+    file line with its loosest key (`absent_from`), a blank one only a blank file line
+    (after folding). Every strategy pairs each
+    removed line with a file line; stale context needs a non-blank removed line; the
+    exact levels need every non-blank old line (blank context at the block's edges may
+    be stripped), and partial context two non-blank lines (elisions aside) of which at
+    most one is missing. Conservative: False whenever unsure, and only a few lines are
+    looked for.
+    """
+    blank: list[bool] = []
+
+    def absent(line: str) -> bool:
+        if line.strip():
+            return absent_from(text, line)
+        if not blank:
+            blank.append(_has_blank_line(text))
+        return not blank[0]
+
+    old = [(op, text) for op, text in zip(ops, texts, strict=True) if op is not Op.ADD]
+    removed = [text for op, text in old if op is Op.REMOVE]
+    if any(absent(line) for line in removed[:_PRECHECKED]):
+        return True
+    if any(line.strip() for line in removed):
+        return False  # stale context may still place it
+    solid = [
+        text for op, text in old if text.strip() and not (op is Op.CONTEXT and is_elision(text))
+    ]
+    if len(solid) < 2:
+        # Partial context cannot place it; the exact levels need every non-blank line
+        # (blank context at the edges may be stripped).
+        solid_old = [text for _, text in old if text.strip()]
+        return any(absent(line) for line in solid_old[:_PRECHECKED])
+    missing = 0
+    looked = solid[:_PRECHECKED]
+    for seen, line in enumerate(looked, 1):
+        missing += absent(line)
+        if missing >= 2:
+            return True
+        if missing + len(looked) - seen < 2:
+            return False  # too few lines left to look for
+    return False
 
 
 # -- stale context -------------------------------------------------------------------------------
@@ -625,7 +798,7 @@ def _stale_fit(
 
 def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
     """Whether a place starting at `start` is where the block's line numbers or anchors point."""
-    if block.hint is not None and abs(start - block.hint) <= _TIE_DISTANCE:
+    if block.hint is not None and abs(start - block.hint) <= TIE_DISTANCE:
         return True
     if block.anchors:
         after = _after_anchors(block.anchors, contents)
