@@ -197,6 +197,22 @@ class TestWorkspace:
         assert "Input/output error" in workspace.recovery_failure.message
 
 
+class TestCanonicalRead:
+    def test_canonical_path_is_read_and_a_climbing_one_still_checked(
+        self, make_workspace: MakeTree, tmp_path: Path
+    ) -> None:
+        """`read_raw(..., canonical=True)` reads a real path as is, yet never one that climbs."""
+        root = make_workspace({"a/b.txt": b"inside"})
+        (tmp_path / "outside.txt").write_bytes(b"secret")
+        workspace = Workspace(root)
+
+        raw = workspace.read_raw("a/b.txt", canonical=True)
+        assert not isinstance(raw, PatchFailure) and b"inside" == raw.raw
+        climbing = workspace.read_raw("../outside.txt", canonical=True)
+        assert isinstance(climbing, PatchFailure)
+        assert FailureCode.PATH_OUTSIDE_WORKSPACE == climbing.code
+
+
 class TestOsFailure:
     @pytest.mark.parametrize(
         ("error", "code"),

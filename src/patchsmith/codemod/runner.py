@@ -293,9 +293,12 @@ def stage_plan(
         if staged is not None:
             failures.append(staged)
             continue
-        canonical = workspace.canonical(path, follow_final=True)
-        change = transaction.staged(canonical)
-        assert change is not None  # update() staged it under its canonical path
+        # Staged under its canonical path: the same as `path` unless a link is on the way
+        # (a path holding no link cannot be another file's canonical path).
+        change = transaction.staged(path) or transaction.staged(
+            workspace.canonical(path, follow_final=True)
+        )
+        assert change is not None
         if change.old_bytes != plan.originals[path]:
             failures.append(
                 PatchFailure(

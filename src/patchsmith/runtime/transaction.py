@@ -200,7 +200,7 @@ class Transaction:
         failure = self._check_unclaimed(target)
         if failure is not None:
             return failure
-        raw = self._workspace.read_raw(target)
+        raw = self._workspace.read_raw(target, canonical=True)
         if isinstance(raw, PatchFailure):
             return raw
         current = decode_file(raw.path, raw.raw, raw.mode)

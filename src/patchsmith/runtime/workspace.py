@@ -188,9 +188,14 @@ class Workspace:
         """True when anything (file, directory, even a dangling symlink) is at `relative`."""
         return os.path.lexists(self.disk_path(self.canonical(relative, follow_final=False)))
 
-    def read_raw(self, path: str) -> RawFile | PatchFailure:
-        """The bytes and mode of the regular file at `path`, or why not (binary is fine)."""
-        relative = self.resolve(path)
+    def read_raw(self, path: str, *, canonical: bool = False) -> RawFile | PatchFailure:
+        """The bytes and mode of the regular file at `path`, or why not (binary is fine).
+
+        `canonical`: `path` is what `canonical` returned for a path `resolve` accepted, so
+        its links are not walked again (one that climbs out, after a race, still is).
+        """
+        inside = canonical and not path.startswith("/") and ".." not in path.split("/")
+        relative = path if inside else self.resolve(path)
         if isinstance(relative, PatchFailure):
             return relative
         target = self.root / relative
