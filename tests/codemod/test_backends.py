@@ -17,6 +17,7 @@ from patchsmith.codemod.backends.trees import parse
 from patchsmith.codemod.manifests import declared_dependencies, has_dependency
 from patchsmith.codemod.recipe import Recipe, RenameSymbol, parse_recipe
 from patchsmith.codemod.workset import WorkSet
+from patchsmith.errors import FailureCode, PatchFailure
 
 from .helpers import write_tree
 
@@ -337,3 +338,31 @@ class TestManifests:
         report = run_recipe(r, tmp_path, record=False)
 
         assert "package.json" in report.errors[0].message
+
+
+class TestAstGrepOutput:
+    LINE = (
+        b'{"file": "a.py", "ruleId": "r", "text": "x", "replacement": "y",'
+        b' "range": {"byteOffset": {"start": 0, "end": 1}, "start": {"line": 0}}}'
+    )
+
+    def test_stream_lines_become_matches(self) -> None:
+        """Each JSON line of `--json=stream` is one match; blank lines are skipped."""
+        from patchsmith.codemod.backends.astgrep import _parse_stream
+
+        found = _parse_stream(self.LINE + b"\n\n" + self.LINE.replace(b"a.py", b"b.py") + b"\n")
+
+        assert not isinstance(found, PatchFailure)
+        assert [("a.py", 1, b"y"), ("b.py", 1, b"y")] == [
+            (m.path, m.line, m.edit.replacement if m.edit else None) for m in found
+        ]
+
+    @pytest.mark.parametrize("bad", [b"not json", b"[1, 2]", b'{"file": "a.py"}'])
+    def test_unexpected_output_is_a_backend_error(self, bad: bytes) -> None:
+        """A line that is not JSON, or JSON of another shape, is CODEMOD_BACKEND_ERROR."""
+        from patchsmith.codemod.backends.astgrep import _parse_stream
+
+        found = _parse_stream(self.LINE + b"\n" + bad + b"\n")
+
+        assert isinstance(found, PatchFailure)
+        assert FailureCode.CODEMOD_BACKEND_ERROR == found.code

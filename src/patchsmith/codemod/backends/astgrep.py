@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -164,11 +165,22 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
 
 def _parse_stream(stdout: bytes) -> list[AstGrepMatch] | PatchFailure:
     matches: list[AstGrepMatch] = []
-    for line in stdout.splitlines():
-        if not line.strip():
-            continue
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    try:
+        # one JSON document per line: decoded as one array, a single call into the C decoder
+        items: list[Any] = json.loads(b"[" + b",".join(lines) + b"]")
+    except ValueError:
+        items = []
+        for line in lines:
+            try:
+                items.append(json.loads(line))
+            except ValueError as exc:
+                return _failure(
+                    f"unexpected ast-grep output: {exc}",
+                    "check the ast-grep-cli version (>= 0.30)",
+                )
+    for item in items:
         try:
-            item = json.loads(line)
             span = item["range"]["byteOffset"]
             replacement = item.get("replacement")
             edit = None
