@@ -12,7 +12,7 @@ several places stops the search: a looser level cannot make them fewer.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -534,21 +534,35 @@ _OCCURRENCES = 8
 """Occurrences of a key inside longer lines `_holds_line` looks past before it gives up."""
 
 
-def _holds_line(text: str, key: str) -> bool:
-    """Whether some line of `text` is `key` between leading spaces/tabs and trailing
-    whitespace (True also when unsure: past `_OCCURRENCES` occurrences inside lines)."""
-    at = text.find(key)
+def _lines_with(
+    text: str, needle: str, *, next_line: bool
+) -> Iterator[tuple[int, int, int] | None]:
+    """(line start, position, line end) of each occurrence of `needle` in `text`, then `None`
+    once past `_OCCURRENCES` of them (the caller answers "maybe"). With `next_line`, the
+    search goes on from the end of the line that held one."""
+    at = text.find(needle)
     seen = 0
     while at >= 0:
         seen += 1
         if seen > _OCCURRENCES:
-            return True
+            yield None
+            return
         start = text.rfind("\n", 0, at) + 1
-        if not text[start:at].strip(" \t"):
-            end = text.find("\n", at)
-            if not text[at + len(key) : end if end >= 0 else len(text)].strip():
-                return True
-        at = text.find(key, at + 1)
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield start, at, end
+        at = text.find(needle, end if next_line else at + 1)
+
+
+def _holds_line(text: str, key: str) -> bool:
+    """Whether some line of `text` is `key` between leading spaces/tabs and trailing
+    whitespace (True also when unsure: past `_OCCURRENCES` occurrences inside lines)."""
+    for place in _lines_with(text, key, next_line=False):
+        if place is None:
+            return True
+        start, at, end = place
+        if not text[start:at].strip(" \t") and not text[at + len(key) : end].strip():
+            return True
     return False
 
 
@@ -565,18 +579,12 @@ def _line_with_key(text: str, key: str) -> bool:
     if not words or any(char in text for char in _FOLD_REMOVED):
         return _holds_line(fold_punctuation(text), key)
     word = max(words, key=len)
-    at = text.find(word)
-    seen = 0
-    while at >= 0:
-        seen += 1
-        if seen > _OCCURRENCES:
+    for place in _lines_with(text, word, next_line=True):
+        if place is None:
             return True
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end < 0 else end
+        start, _, end = place
         if _loosest(text[start:end]) == key:
             return True
-        at = text.find(word, end)
     return False
 
 
