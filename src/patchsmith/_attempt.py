@@ -455,6 +455,7 @@ def review_and_commit(
     postcheck: PostCheck | None = None,
     verifier: Verifier | None = None,
     expected_sha256: Mapping[str, str] | None = None,
+    awaited: Callable[[], Sequence[PatchFailure]] | None = None,
 ) -> ApplyReport:
     """Guard the staged changes, commit them unless refused or `check`, and record the attempt.
 
@@ -463,12 +464,16 @@ def review_and_commit(
     write expected) turns a commit-time STALE_FILE into one naming both hashes.
     `verifier` runs after the guards pass and before anything is written (also with
     `check`); its failures refuse the change unless its verdict says keep.
+    `awaited` waits for a check left running while the guards ran (a recipe's
+    idempotency re-run); its failures refuse the change, named before the guards'.
     """
     changes = transaction.changes
     staged_diff = transaction.diff()
     guards = run_guards(changes, ctx)
     post = tuple(postcheck(changes)) if postcheck is not None else ()
     refusals = guards.failures
+    if awaited is not None:
+        refusals = (*awaited(), *refusals)
     if post:
         from patchsmith.conditions import condition_failures
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from patchsmith.runtime import atomic
-from patchsmith.runtime.atomic import read_nofollow, remove_temp, write_atomically
+from patchsmith.runtime.atomic import read_regular, remove_temp, write_atomically
 
 
-class TestReadNofollow:
+class TestReadRegular:
     def test_refuses_symlink_fifo_and_oversize(self, tmp_path: Path) -> None:
         """A link is ELOOP, a FIFO EINVAL, a file above the limit EFBIG."""
         (tmp_path / "f").write_bytes(b"12345")
@@ -20,17 +20,31 @@ class TestReadNofollow:
         os.mkfifo(tmp_path / "fifo")
 
         with pytest.raises(OSError) as link:
-            read_nofollow(tmp_path / "link")
+            read_regular(tmp_path / "link")
         with pytest.raises(OSError) as fifo:
-            read_nofollow(tmp_path / "fifo")
+            read_regular(tmp_path / "fifo")
         with pytest.raises(OSError) as big:
-            read_nofollow(tmp_path / "f", limit=4)
+            read_regular(tmp_path / "f", limit=4)
         assert (errno.ELOOP, errno.EINVAL, errno.EFBIG) == (
             link.value.errno,
             fifo.value.errno,
             big.value.errno,
         )
-        assert b"12345" == read_nofollow(tmp_path / "f", limit=5)[0]
+        assert b"12345" == read_regular(tmp_path / "f", limit=5)[0]
+
+    def test_follows_a_link_when_asked(self, tmp_path: Path) -> None:
+        """With `follow_symlinks`, a link is read through; a FIFO behind it is still EINVAL."""
+        (tmp_path / "f").write_bytes(b"12345")
+        (tmp_path / "link").symlink_to(tmp_path / "f")
+        os.mkfifo(tmp_path / "fifo")
+        (tmp_path / "to-fifo").symlink_to(tmp_path / "fifo")
+
+        data, info = read_regular(tmp_path / "link", follow_symlinks=True)
+
+        assert (b"12345", 5) == (data, info.st_size)
+        with pytest.raises(OSError) as fifo:
+            read_regular(tmp_path / "to-fifo", follow_symlinks=True)
+        assert errno.EINVAL == fifo.value.errno
 
 
 class TestWriteAtomically:

@@ -104,10 +104,10 @@ class TestWorkspace:
         """An OS error other than not-found is IO_ERROR with the OS message."""
         root = make_workspace({"secret.txt": b"x"})
 
-        def denied(_self: Path) -> bytes:
+        def denied(_path: Path, **_options: object) -> tuple[bytes, os.stat_result]:
             raise PermissionError(errno.EACCES, "Permission denied")
 
-        monkeypatch.setattr(Path, "read_bytes", denied)
+        monkeypatch.setattr("patchsmith.runtime.workspace.read_regular", denied)
         result = Workspace(root).read("secret.txt")
 
         assert isinstance(result, PatchFailure)

@@ -135,7 +135,7 @@ def plan_recipe(
     step("checking idempotency", 1 + len(recipe.operations), total)
     if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
         if rerun_in_background:
-            plan.pending_rerun = _in_background(_rerun, recipe, changed)
+            plan.pending_rerun = _in_background(recipe, changed)
         else:
             again = _rerun(recipe, changed)
             plan.idempotent = not isinstance(again, PatchFailure)
@@ -218,29 +218,48 @@ def _links_files(recipe: Recipe) -> bool:
     return any(isinstance(op, RenameSymbol) for op in recipe.operations)
 
 
-def _in_background(
-    run: Callable[[Recipe, dict[str, bytes]], PatchFailure | None],
-    recipe: Recipe,
-    changed: dict[str, bytes],
-) -> Future[PatchFailure | None]:
-    """`run(recipe, changed)` on a thread of its own; the future holds its answer."""
-    from concurrent.futures import ThreadPoolExecutor
+def _in_background(recipe: Recipe, changed: dict[str, bytes]) -> Future[PatchFailure | None]:
+    """`_rerun(recipe, changed)` on a thread of its own; the future holds its answer.
 
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patchsmith-rerun")
+    The answer is given as soon as the scan is read; removing the scratch copy (a
+    thousand files for a thousand changes) goes on after it, off the caller's path.
+    """
+    import threading
+    from concurrent.futures import Future
+
+    answer: Future[PatchFailure | None] = Future()
+    # The scratch copy is written here, not on the thread: a thread making a thousand
+    # small system calls while this one computes waits for the GIL after each of them.
+    scratch = scratch_dir("patchsmith-rerun-")
     try:
-        return pool.submit(run, recipe, changed)
-    finally:
-        pool.shutdown(wait=False)  # the submitted call still runs to its end
+        work = WorkSet.from_texts(changed, Path(scratch.name))
+    except BaseException:
+        scratch.cleanup()
+        raise
+
+    def run() -> None:
+        with scratch:
+            try:
+                answer.set_result(_rerun_on(recipe, work))
+            except BaseException as exc:  # handed to whoever waits; never lost on this thread
+                answer.set_exception(exc)
+
+    threading.Thread(target=run, name="patchsmith-rerun").start()
+    return answer
 
 
 def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> PatchFailure | None:
     """NOT_IDEMPOTENT when running the recipe again on its output changes anything."""
     with scratch_dir("patchsmith-rerun-") as tmp:
-        work = WorkSet.from_texts(changed, Path(tmp))
-        result = transform(recipe, work)
-        if result.errors:
-            return result.errors[0]
-        moved = list(work.changed)
+        return _rerun_on(recipe, WorkSet.from_texts(changed, Path(tmp)))
+
+
+def _rerun_on(recipe: Recipe, work: WorkSet) -> PatchFailure | None:
+    """`_rerun`, on a work set holding the recipe's output."""
+    result = transform(recipe, work)
+    if result.errors:
+        return result.errors[0]
+    moved = list(work.changed)
     if not moved:
         return None
     return PatchFailure(
@@ -453,7 +472,8 @@ def run_recipe(
         )
     with Transaction(workspace) as transaction:
         staged = stage_plan(plan, workspace, transaction)
-        plan.settle()
+        if staged:
+            plan.settle()
         if plan.errors:
             finished = attempt.finish(
                 ApplyReport(
@@ -476,12 +496,15 @@ def run_recipe(
                 transaction.diff(),
             )
             return report(plan, RecipeStatus.REFUSED, files=files, errors=finished.errors)
+        # The re-run is waited for after the guards, so that its ast-grep process works
+        # while the staged changes are guarded.
         done = review_and_commit(
             attempt,
             transaction,
             GuardContext(rules, root=workspace.root),
             ApplyReport(ApplyStatus.APPLIED, evidence=evidence),
             check=False,
+            awaited=lambda: _settled_errors(plan),
         )
         if not done.ok:
             return report(
@@ -495,6 +518,12 @@ def run_recipe(
     return report(
         plan, RecipeStatus.APPLIED, files=files, errors=done.errors, attempt_id=done.attempt_id
     )
+
+
+def _settled_errors(plan: RecipePlan) -> list[PatchFailure]:
+    """The plan's errors once its idempotency re-run (if left running) has answered."""
+    plan.settle()
+    return plan.errors
 
 
 def _name(recipe: RecipeSource) -> str:

@@ -58,7 +58,12 @@ _MARKERS = (
 
 def generated_marker(text: str) -> str | None:
     """The generated-code marker in the first lines of `text`, or `None`."""
-    for line in text.split("\n", MARKER_LINES)[:MARKER_LINES]:
+    head = text.split("\n", MARKER_LINES)[:MARKER_LINES]
+    # every marker holds one of these words: most headers are told apart without a regex
+    joined = "\n".join(head)
+    if "@generated" not in joined and "DO NOT EDIT" not in joined:
+        return None
+    for line in head:
         for marker in _MARKERS:
             found = marker.search(line.rstrip("\r"))
             if found:

@@ -33,7 +33,7 @@ __all__ = [
     "current_umask",
     "fsync_directory",
     "meta_of",
-    "read_nofollow",
+    "read_regular",
     "remove_temp",
     "sync_paths",
     "write_all",
@@ -89,13 +89,17 @@ def fsync_directory(path: Path) -> None:
         os.close(fd)
 
 
-def read_nofollow(path: Path, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
-    """The bytes and `fstat` of the regular file `path`, never through a symlink.
+def read_regular(
+    path: Path, *, follow_symlinks: bool = False, limit: int | None = None
+) -> tuple[bytes, os.stat_result]:
+    """The bytes and `fstat` of the regular file `path`, not through a symlink by default.
 
-    Raises `OSError` (ELOOP for a link, EINVAL for anything but a regular file,
-    EFBIG when it holds more than `limit` bytes).
+    Raises `OSError` (ELOOP for a link unless `follow_symlinks`, EINVAL for anything but
+    a regular file, EFBIG when it holds more than `limit` bytes). Plain `os` calls: the
+    buffered file layer adds a terminal check and a seek to every read.
     """
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    flags = os.O_RDONLY | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags if follow_symlinks else flags | _NOFOLLOW)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

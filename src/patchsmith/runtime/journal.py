@@ -41,7 +41,7 @@ from patchsmith.runtime.atomic import (
     create_new_file,
     fsync_directory,
     meta_of,
-    read_nofollow,
+    read_regular,
     remove_temp,
     write_all,
     write_atomically,
@@ -249,7 +249,7 @@ def _optional_sha(record: dict[str, object], key: str) -> str | None:
 
 def _read_manifest(directory: Path) -> dict[str, object]:
     try:
-        raw, _ = read_nofollow(directory / MANIFEST_NAME, limit=_MAX_MANIFEST_BYTES)
+        raw, _ = read_regular(directory / MANIFEST_NAME, limit=_MAX_MANIFEST_BYTES)
     except OSError as exc:
         raise _Untrusted(f"the manifest cannot be read: {exc.strerror or exc}") from None
     try:
@@ -283,7 +283,7 @@ def _current(target: Path) -> tuple[str | None, os.stat_result | None]:
     if not stat.S_ISREG(info.st_mode):
         raise _Untrusted(f"{target.name} is not a regular file")
     try:
-        data, info = read_nofollow(target)
+        data, info = read_regular(target)
     except OSError as exc:
         raise _Untrusted(f"{target.name} cannot be read: {exc.strerror or exc}") from None
     return hashlib.sha256(data).hexdigest(), info
@@ -319,7 +319,7 @@ class _Backups:
     @staticmethod
     def _read(path: Path, what: str) -> bytes:
         try:
-            data, _ = read_nofollow(path)
+            data, _ = read_regular(path)
         except OSError as exc:
             raise _Untrusted(f"{what} cannot be read: {exc.strerror or exc}") from None
         return data
@@ -453,7 +453,7 @@ def _clean_pending(real_root: Path, note: Path, journal_id: str) -> None:
     if not _ID.fullmatch(journal_id):
         return
     try:
-        raw, _ = read_nofollow(note, limit=4096)
+        raw, _ = read_regular(note, limit=4096)
         relative = _checked_path(real_root, raw.decode("utf-8"), "the pending directory")
     except (OSError, UnicodeDecodeError, _Untrusted):
         return

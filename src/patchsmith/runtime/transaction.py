@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.atomic import (
-    FileMeta,
     current_umask,
     fsync_directory,
     meta_of,
+    read_regular,
     sync_paths,
     write_atomically,
     write_temp,
@@ -98,11 +98,6 @@ def _decoded(path: str, data: bytes, mode: int | None) -> str | None:
 
 def _no_step(_name: str) -> None:
     return None
-
-
-def _meta(path: Path) -> FileMeta:
-    """The owner, group and xattrs of the file being replaced (never through a link)."""
-    return meta_of(path.lstat(), path)
 
 
 @dataclass(frozen=True)
@@ -448,11 +443,11 @@ class Transaction:
         from patchsmith.runtime.journal import MANIFEST_NAME, close_journal, open_journal, roll_back
 
         step("check")
-        failure = self._check_fresh(changes)
-        if failure is not None:
-            return failure
+        fresh = self._check_fresh(changes)
+        if isinstance(fresh, PatchFailure):
+            return fresh
         if _atomic_alone(changes, self._workspace):
-            return self._commit_single(changes[0], step)
+            return self._commit_single(changes[0], fresh, step)
         entries, created_dirs = self._plan(changes)
         step("journal")
         workspace = self._workspace
@@ -466,7 +461,7 @@ class Transaction:
             return os_failure(exc, "the commit journal", "write")
         numbers = {entry.path: number for number, entry in enumerate(entries)}
         try:
-            self._apply(changes, journal_id, numbers, created_dirs, step)
+            self._apply(changes, journal_id, numbers, created_dirs, fresh, step)
             step("remove journal")
             (journal_dir / MANIFEST_NAME).unlink()
         except OSError as exc:
@@ -484,7 +479,9 @@ class Transaction:
         step("done")
         return None
 
-    def _commit_single(self, change: FileChange, step: StepCallback) -> PatchFailure | None:
+    def _commit_single(
+        self, change: FileChange, fresh: dict[str, os.stat_result], step: StepCallback
+    ) -> PatchFailure | None:
         """One file replaced in place: the rename is the commit, so no journal is needed.
 
         Only a note of where the temp file goes is kept, so that a crash's leftover
@@ -498,7 +495,7 @@ class Transaction:
             if change.new_bytes is None or change.new_mode is None:
                 target.unlink()
             else:
-                meta = _meta(target) if change.old_path is not None else None
+                meta = None if change.old_path is None else meta_of(fresh[change.old_path], target)
                 pending_id, note = open_pending(self._workspace.ensure_journal_root(), change.path)
                 write_atomically(
                     target,
@@ -523,6 +520,7 @@ class Transaction:
         journal_id: str,
         numbers: dict[str, int],
         created_dirs: list[str],
+        fresh: dict[str, os.stat_result],
         step: StepCallback,
     ) -> None:
         workspace = self._workspace
@@ -531,7 +529,7 @@ class Transaction:
         # and only then renamed into place: each rename still lands durable content,
         # with one flush for the batch instead of one fsync per file.
         writes = [c for c in changes if _writes_content(c)]
-        pending = self._write_temps(writes, journal_id, numbers, step)
+        pending = self._write_temps(writes, journal_id, numbers, fresh, step)
         step("sync files")
         sync_paths([temp for temp, _, _ in pending])
         for temp, target, path in pending:
@@ -554,9 +552,14 @@ class Transaction:
         writes: list[FileChange],
         journal_id: str,
         numbers: dict[str, int],
+        fresh: dict[str, os.stat_result],
         step: StepCallback,
     ) -> list[tuple[Path, Path, str]]:
-        """Write each change's temp file, on threads for a large batch; (temp, target, path)."""
+        """Write each change's temp file, on threads for a large batch; (temp, target, path).
+
+        `fresh` holds what `_check_fresh` found of each source file (its owner and group
+        pass to the new file), read under the same lock.
+        """
         from patchsmith.runtime.journal import journal_temp_name
 
         workspace = self._workspace
@@ -566,7 +569,9 @@ class Transaction:
             step(f"write {change.path}")
             target = workspace.disk_path(change.path)
             source = None if change.old_path is None else workspace.disk_path(change.old_path)
-            meta = None if source is None else _meta(source)
+            meta = None
+            if change.old_path is not None and source is not None:
+                meta = meta_of(fresh[change.old_path], source)
             if change.old_path != change.path:  # an updated file's folder exists
                 target.parent.mkdir(parents=True, exist_ok=True)
             write = functools.partial(
@@ -646,14 +651,19 @@ class Transaction:
                         created_dirs.append(parent)
         return entries, created_dirs
 
-    def _check_fresh(self, changes: tuple[FileChange, ...]) -> PatchFailure | None:
+    def _check_fresh(
+        self, changes: tuple[FileChange, ...]
+    ) -> dict[str, os.stat_result] | PatchFailure:
+        """Each source file's `stat` when every change still fits the disk, else why not."""
         workspace = self._workspace
+        seen: dict[str, os.stat_result] = {}
         for change in changes:
             if change.old_path is not None:
                 target = workspace.disk_path(change.old_path)
                 try:
-                    current = target.read_bytes()
-                    mode = stat.S_IMODE(target.stat().st_mode)
+                    # never through a link: the staged path is the file's real one
+                    current, info = read_regular(target)
+                    mode = stat.S_IMODE(info.st_mode)
                 except OSError as exc:
                     return PatchFailure(
                         code=FailureCode.STALE_FILE,
@@ -672,6 +682,7 @@ class Transaction:
                         hint="read the file again and redo the edit",
                         current_sha256=digest,
                     )
+                seen[change.old_path] = info
             if change.old_path != change.path and os.path.lexists(workspace.disk_path(change.path)):
                 return PatchFailure(
                     code=FailureCode.FILE_ALREADY_EXISTS,
@@ -679,7 +690,7 @@ class Transaction:
                     file=change.path,
                     hint="read it and edit it instead of creating it",
                 )
-        return None
+        return seen
 
     # helpers
 
@@ -688,10 +699,7 @@ class Transaction:
             raise RuntimeError(f"this transaction is {self._state.value}; start a new one")
 
     def _target(self, path: str, *, follow_final: bool) -> str | PatchFailure:
-        relative = self._workspace.resolve(path)
-        if isinstance(relative, PatchFailure):
-            return relative
-        return self._workspace.canonical(relative, follow_final=follow_final)
+        return self._workspace.locate(path, follow_final=follow_final)
 
     def _existing_source(self, path: str) -> tuple[str, _Current] | PatchFailure:
         source = self._target(path, follow_final=False)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.runtime.paths import STATE_DIR_NAME, canonical_path, resolve_path
+from patchsmith.runtime.atomic import read_regular
+from patchsmith.runtime.paths import STATE_DIR_NAME, canonical_path, locate_path, resolve_path
 from patchsmith.runtime.statedir import (
     StateDirUnsafe,
     check_state_dir,
@@ -169,6 +170,12 @@ class Workspace:
             self.root, relative, follow_final=follow_final, real_root=self._real_root_text
         )
 
+    def locate(self, path: str, *, follow_final: bool) -> str | PatchFailure:
+        """`canonical(resolve(path))` or why `path` is refused; one walk when no link is on it."""
+        return locate_path(
+            self.root, path, follow_final=follow_final, real_root=self._real_root_text
+        )
+
     def disk_path(self, relative: str) -> Path:
         """The absolute path of a real (canonical) relative path."""
         return self.real_root.joinpath(*relative.split("/"))
@@ -214,8 +221,7 @@ class Workspace:
                     message=f"{relative} is not a regular file",
                     file=relative,
                 )
-            raw = target.read_bytes()
-            links = target.stat().st_nlink
+            raw, opened = read_regular(target, follow_symlinks=True)
         except OSError as exc:
             failure = os_failure(exc, relative, "read")
             if failure.code is FailureCode.FILE_NOT_FOUND:
@@ -226,7 +232,9 @@ class Workspace:
                     hint=self._not_found_hint(relative),
                 )
             return failure
-        return RawFile(path=relative, raw=raw, mode=stat.S_IMODE(info.st_mode), links=links)
+        return RawFile(
+            path=relative, raw=raw, mode=stat.S_IMODE(opened.st_mode), links=opened.st_nlink
+        )
 
     def read(self, path: str) -> TextFile | PatchFailure:
         """The decoded text file at `path`, or FILE_NOT_FOUND, BINARY_FILE, IO_ERROR..."""

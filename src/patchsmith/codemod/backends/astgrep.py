@@ -9,7 +9,6 @@ the new texts to a transaction. (The Python binding, `ast-grep-py`, cannot apply
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -17,8 +16,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+import msgspec
 import yaml
 
 from patchsmith.codemod.edits import Edit
@@ -163,45 +162,63 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[start : start + size]
 
 
+class _Offsets(msgspec.Struct):
+    start: int
+    end: int
+
+
+class _Position(msgspec.Struct):
+    line: int
+
+
+class _Range(msgspec.Struct, rename={"byte_offset": "byteOffset"}):
+    byte_offset: _Offsets
+    start: _Position
+
+
+class _Reported(msgspec.Struct, rename="camel"):
+    """One line of `--json=stream`, reduced to the fields read here (the rest, such as
+    each capture's ranges, is skipped by the decoder without being built)."""
+
+    file: str
+    range: _Range
+    text: str = ""
+    rule_id: str = ""
+    replacement: str | None = None
+    replacement_offsets: _Offsets | None = None
+
+
+# A typed decoder rather than `json.loads`: building a dict for every match and every
+# capture cost more than the scan's own parsing on a large tree, and the types check the
+# shape of ast-grep's output in the same pass.
+_STREAM = msgspec.json.Decoder(_Reported)
+
+
 def _parse_stream(stdout: bytes) -> list[AstGrepMatch] | PatchFailure:
-    matches: list[AstGrepMatch] = []
-    lines = [line for line in stdout.splitlines() if line.strip()]
     try:
-        # one JSON document per line: decoded as one array, a single call into the C decoder
-        items: list[Any] = json.loads(b"[" + b",".join(lines) + b"]")
-    except ValueError:
-        items = []
-        for line in lines:
-            try:
-                items.append(json.loads(line))
-            except ValueError as exc:
-                return _failure(
-                    f"unexpected ast-grep output: {exc}",
-                    "check the ast-grep-cli version (>= 0.30)",
-                )
-    for item in items:
-        try:
-            span = item["range"]["byteOffset"]
-            replacement = item.get("replacement")
-            edit = None
-            if isinstance(replacement, str):
-                where = item.get("replacementOffsets") or span
-                edit = Edit(int(where["start"]), int(where["end"]), replacement.encode("utf-8"))
-            matches.append(
-                AstGrepMatch(
-                    path=Path(str(item["file"])).as_posix(),
-                    rule_id=str(item.get("ruleId", "")),
-                    start=int(span["start"]),
-                    end=int(span["end"]),
-                    line=int(item["range"]["start"]["line"]) + 1,
-                    text=str(item.get("text", "")),
-                    edit=edit,
-                )
+        reported = _STREAM.decode_lines(stdout)
+    except msgspec.DecodeError as exc:
+        return _failure(
+            f"unexpected ast-grep output: {exc}", "check the ast-grep-cli version (>= 0.30)"
+        )
+    matches: list[AstGrepMatch] = []
+    for item in reported:
+        span = item.range.byte_offset
+        edit = None
+        if item.replacement is not None:
+            where = item.replacement_offsets or span
+            edit = Edit(where.start, where.end, item.replacement.encode("utf-8"))
+        matches.append(
+            AstGrepMatch(
+                path=Path(item.file).as_posix(),
+                rule_id=item.rule_id,
+                start=span.start,
+                end=span.end,
+                line=item.range.start.line + 1,
+                text=item.text,
+                edit=edit,
             )
-        except (ValueError, KeyError, TypeError) as exc:
-            return _failure(
-                f"unexpected ast-grep output: {exc}", "check the ast-grep-cli version (>= 0.30)"
-            )
+        )
     return matches
 
 
