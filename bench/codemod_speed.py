@@ -16,9 +16,13 @@ Then, in one run, taking turns:
   guard of the default policy, the diff;
 - `recipe apply`: `apply=True` with the audit record: the idempotency re-run, staging, every
   guard, the journalled commit (backups in one pack, temps made durable as a batch) and the
-  record (timed on a fresh copy of the tree each time, flushed to disk first);
-- `recipe apply, fsync off`: the same with `os.fsync` made a no-op, in this process only: what
-  the recipe machinery costs apart from the disk's durability.
+  record (each on a copy of the tree of its own);
+- `recipe apply, fsync off`: the same with `os.fsync` and the batch `syncfs` made no-ops, in
+  this process only: what the recipe machinery costs apart from the disk's durability.
+
+Every copy is made and flushed before the first timing and removed after the last, the two
+applies take turns going first, and the disk is flushed after each: making or removing tens
+of thousands of files, or leaving another run's writes unflushed, slows whatever runs next.
 
 Memory: each size in `--sizes` is run in a fresh interpreter (a dry run), and its peak resident
 memory is reported beside the tree's size; a flat column means memory does not grow with the
@@ -135,18 +139,21 @@ def fresh_copy(tree: Path, copy: Path) -> None:
 def recipe_run(root: Path, *, apply: bool, fsync: bool = True) -> tuple[float, int]:
     from patchsmith.codemod import parse_recipe, run_recipe
     from patchsmith.codemod.recipe import Recipe
+    from patchsmith.runtime import atomic
 
     recipe = parse_recipe(RECIPE)
     assert isinstance(recipe, Recipe)
-    real_fsync = os.fsync
+    real_fsync, real_syncfs = os.fsync, atomic._sync_filesystem
     if not fsync:
+        # a large batch is flushed with one syncfs(2), not an fsync per file: both go
         os.fsync = lambda _fd: None
+        atomic._sync_filesystem = lambda _path: True
     try:
         started = time.perf_counter()
         report = run_recipe(recipe, root, apply=apply, record=apply)
         elapsed = time.perf_counter() - started
     finally:
-        os.fsync = real_fsync
+        os.fsync, atomic._sync_filesystem = real_fsync, real_syncfs
     assert report.ok and not report.errors, report.to_text(diffs=False)
     return elapsed, report.files_changed
 
@@ -188,22 +195,27 @@ def main() -> None:
         applied: list[float] = []
         no_fsync: list[float] = []
         changed = 0
-        for turn in range(args.repeat):
-            # Both copies are made before anything is timed and removed after: removing ten
-            # thousand files leaves the disk busy for a while, which would slow whatever ran next.
-            copies = [work / f"copy{turn}-{kind}" for kind in ("synced", "unsynced")]
-            for copy in copies:
+        # Every copy an apply needs is made (and flushed) before anything is timed, and all
+        # are removed after: making or removing ten thousand files leaves the disk busy for a
+        # while, which would slow whatever ran next.
+        copies = [
+            (work / f"copy{turn}-synced", work / f"copy{turn}-unsynced")
+            for turn in range(args.repeat)
+        ]
+        for pair in copies:
+            for copy in pair:
                 fresh_copy(tree, copy)
+        for turn, (synced_copy, unsynced_copy) in enumerate(copies):
             alone.append(ast_grep_alone(tree))
             seconds, changed = recipe_run(tree, apply=False)
             dry.append(seconds)
-            seconds, _ = recipe_run(copies[0], apply=True)
-            applied.append(seconds)
-            seconds, _ = recipe_run(copies[1], apply=True, fsync=False)
-            no_fsync.append(seconds)
-            for copy in copies:
-                shutil.rmtree(copy)
-            os.sync()
+            # The two applies take turns going first, and the disk is flushed after each: a
+            # commit's one `syncfs` would otherwise also write out what the run before left.
+            for synced in (True, False) if turn % 2 == 0 else (False, True):
+                copy = synced_copy if synced else unsynced_copy
+                seconds, _ = recipe_run(copy, apply=True, fsync=synced)
+                (applied if synced else no_fsync).append(seconds)
+                os.sync()
     finally:
         shutil.rmtree(work)
 

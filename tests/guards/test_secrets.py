@@ -100,3 +100,48 @@ class TestSecretGuard:
         text = "".join(line + "\n" for line in lines)
 
         assert [] == find_secrets(create("gen.py", text))
+
+
+class TestPrefilter:
+    """The one-regex prefilter says "may hold a secret" exactly when a plugin pattern would."""
+
+    SHAPES = (AWS, GITHUB, SLACK, GOOGLE, PEM, STRIPE, "npm_", "SG.", "://user:pw@host", "eyJ")
+
+    @staticmethod
+    def plugin_match(line: str) -> bool:
+        import re
+
+        from patchsmith.guards.secrets import _denylist_sources
+
+        return any(re.compile(p, f).search(line) for p, f in _denylist_sources())
+
+    @settings(max_examples=200, deadline=None)
+    @given(
+        st.sampled_from(SHAPES),
+        st.text(alphabet="aZ09_-.:/@=\"' +", max_size=40),
+        st.text(alphabet="aZ09_-.:/@=\"' +", max_size=40),
+    )
+    def test_same_answer_as_each_plugin_pattern(self, shape: str, before: str, after: str) -> None:
+        """Around every credential shape and its fragments: one pass agrees with all patterns."""
+        from patchsmith.guards.secrets import _plugin_patterns
+
+        for line in (before + shape + after, before + shape[: len(shape) // 2] + after):
+            combined = any(p.search(line) for p in _plugin_patterns())
+            assert self.plugin_match(line) == combined, line
+
+    def test_one_pass_per_line(self) -> None:
+        """The plugins' flag groups are scoped inside one pattern, not one pattern each."""
+        from patchsmith.guards.secrets import _plugin_patterns
+
+        assert 1 == len(_plugin_patterns())
+
+    def test_flags_that_cannot_be_scoped_keep_their_own_pattern(self) -> None:
+        """A group under a flag no `(?x:...)` scope carries (ASCII) is left to its own regex."""
+        import re
+
+        from patchsmith.guards.secrets import _one_pattern
+
+        assert _one_pattern({re.ASCII: ["a"]}) is None
+        joined = _one_pattern({re.UNICODE: ["a"], re.UNICODE | re.IGNORECASE: ["b"]})
+        assert joined is not None
+        assert [True, True, False] == [bool(joined.search(t)) for t in ("a", "B", "A")]

@@ -28,6 +28,15 @@ def _gitignore(root: Path) -> list[str]:
     return text.splitlines()
 
 
+def _folders_only(patterns: Iterable[str]) -> bool:
+    """Whether every gitignore line is blank, a comment or a folder pattern (ends in `/`)."""
+    for line in patterns:
+        text = line.strip()
+        if text and not text.startswith("#") and not text.endswith("/"):
+            return False
+    return True
+
+
 def select_files(
     root: Path, recipe: Recipe, narrow_to: Iterable[str] = ()
 ) -> tuple[list[str], int]:
@@ -37,7 +46,11 @@ def select_files(
     `scope.include` (when given) and `narrow_to` (when given), and it matches neither
     `scope.exclude`, the root `.gitignore`, nor `ALWAYS_EXCLUDED`. Symlinks are not followed.
     """
-    excluded = _spec([*ALWAYS_EXCLUDED, *_gitignore(root), *recipe.scope.exclude])
+    exclusions = [*ALWAYS_EXCLUDED, *_gitignore(root), *recipe.scope.exclude]
+    excluded = _spec(exclusions)
+    # Folder-only patterns (`build/`) are decided when the walk meets the folder, which
+    # it then skips: the files it does visit need not be matched against them again.
+    files_excluded = None if _folders_only(exclusions) else excluded
     include = _spec(recipe.scope.include) if recipe.scope.include else None
     narrow = list(narrow_to)
     narrowed = _spec(narrow) if narrow else None
@@ -61,7 +74,7 @@ def select_files(
             relative = prefix + entry.name
             if (
                 entry.is_symlink()
-                or excluded.match_file(relative)
+                or (files_excluded is not None and files_excluded.match_file(relative))
                 or (include is not None and not include.match_file(relative))
                 or (narrowed is not None and not narrowed.match_file(relative))
             ):

@@ -181,7 +181,32 @@ def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
     by_flags: dict[int, list[str]] = {}
     for pattern, flags in _denylist_sources():
         by_flags.setdefault(flags, []).append(pattern)
+    single = _one_pattern(by_flags)
+    if single is not None:
+        return (single,)
     return tuple(joined for flags, group in by_flags.items() for joined in _joined(group, flags))
+
+
+# the flags a group may scope to itself, `(?ix:...)`; the others apply to a whole pattern
+_SCOPED_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+_WHOLE_FLAGS = re.UNICODE
+
+
+def _one_pattern(by_flags: dict[int, list[str]]) -> re.Pattern[str] | None:
+    """Every group in one alternation, each under its own scoped flags (one regex pass per
+    line); `None` when a group's flags cannot be scoped or a pattern does not compile so."""
+    parts: list[str] = []
+    for flags, group in by_flags.items():
+        rest = flags & ~_WHOLE_FLAGS
+        letters = "".join(letter for flag, letter in _SCOPED_FLAGS if rest & flag)
+        if rest & ~sum(flag for flag, _ in _SCOPED_FLAGS):
+            return None
+        body = "|".join(f"(?:{p})" for p in group)
+        parts.append(f"(?{letters}:{body})" if letters else f"(?:{body})")
+    try:
+        return re.compile("|".join(parts), _WHOLE_FLAGS)
+    except re.error:  # pragma: no cover - e.g. a pattern with inline global flags
+        return None
 
 
 def _denylist_sources() -> list[tuple[str, int]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
@@ -532,10 +532,15 @@ class Transaction:
         pending = self._write_temps(writes, journal_id, numbers, fresh, step)
         step("sync files")
         sync_paths([temp for temp, _, _ in pending])
-        for temp, target, path in pending:
-            step(f"replace {path}")
-            os.replace(temp, target)
-            touched.add(target.parent)
+        if len(pending) < PARALLEL_WRITES_MIN:
+            for temp, target, path in pending:
+                step(f"replace {path}")
+                os.replace(temp, target)
+        else:  # the steps are named on this thread, all before the renames run on threads
+            for _, _, path in pending:
+                step(f"replace {path}")
+            _run_all([functools.partial(os.replace, temp, target) for temp, target, _ in pending])
+        touched.update(target.parent for _, target, _ in pending)
         for change in changes:
             if change.action in (Action.DELETE, Action.MOVE) and change.old_path is not None:
                 step(f"delete {change.old_path}")
@@ -590,16 +595,12 @@ class Transaction:
                 target, write = start(change)
                 written.append((write(), target, change.path))
             return written
-        from concurrent.futures import Future, ThreadPoolExecutor  # only large commits
-
-        with ThreadPoolExecutor(max_workers=min(_WRITER_THREADS, os.cpu_count() or 1)) as pool:
-            futures: list[tuple[Future[Path], Path, str]] = []
-            for change in writes:
-                target, write = start(change)
-                futures.append((pool.submit(write), target, change.path))
-            # Leaving the block waits for every write, so that a failure (or a step that
-            # raises) never races a rollback that removes the temp files.
-            return [(future.result(), target, path) for future, target, path in futures]
+        jobs = [start(change) for change in writes]
+        temps = _run_all([write for _, write in jobs])
+        targets = [target for target, _ in jobs]
+        return [
+            (temp, target, c.path) for temp, target, c in zip(temps, targets, writes, strict=True)
+        ]
 
     def _undo(self, journal_dir: Path, exc: OSError) -> PatchFailure:
         from patchsmith.runtime.journal import close_journal, roll_back
@@ -767,10 +768,34 @@ class Transaction:
             self._claim(also, what)
 
 
+_R = TypeVar("_R")
+
 PARALLEL_WRITES_MIN = 16
-"""A commit writing this many files or more writes them on several threads: creating a
-file is mostly the kernel's work, and on some file systems it is the costliest step."""
+"""A commit writing this many files or more writes and renames them on several threads:
+creating or replacing a file is mostly the kernel's work, and on some file systems it is
+the costliest step."""
 _WRITER_THREADS = 4
+
+
+def _run_all(calls: list[Callable[[], _R]]) -> list[_R]:
+    """Each call's result, in order; on threads for `PARALLEL_WRITES_MIN` calls or more.
+
+    Each thread takes every n-th call: a task per call cost about as much as the call,
+    and passing the GIL back and forth for each slowed both sides. Every call has
+    ended when this returns or raises, so that a failure never races a rollback.
+    """
+    threads = min(_WRITER_THREADS, os.cpu_count() or 1)
+    if len(calls) < PARALLEL_WRITES_MIN or threads < 2:
+        return [call() for call in calls]
+    from concurrent.futures import ThreadPoolExecutor  # only large commits
+
+    def run_share(first: int) -> list[_R]:
+        return [call() for call in calls[first::threads]]
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = [pool.submit(run_share, first) for first in range(threads)]
+        shares = [future.result() for future in futures]
+    return [shares[index % threads][index // threads] for index in range(len(calls))]
 
 
 def _writes_content(change: FileChange) -> bool:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "AST_GREP_LANGUAGES",
     "AstGrepMatch",
     "ast_grep_binary",
+    "memory_folder",
     "pattern_rule",
     "rule_document",
     "scan",
@@ -71,6 +73,14 @@ class AstGrepMatch:
     text: str
     edit: Edit | None
     """The rule's replacement; `None` when the rule has no `fix`."""
+
+
+_MEMORY_FS = Path("/dev/shm")
+
+
+def memory_folder() -> Path | None:
+    """A folder in memory (`/dev/shm`) for scratch files, where there is a writable one."""
+    return _MEMORY_FS if _MEMORY_FS.is_dir() and os.access(_MEMORY_FS, os.W_OK) else None
 
 
 def ast_grep_binary() -> str | None:
@@ -125,13 +135,19 @@ def scan(
         argv = [binary, "scan", "--inline-rules", inline, "--json=stream", *_NO_IGNORE]
         argv += ["--", *chunk]
         try:
-            done = subprocess.run(
-                argv,
-                cwd=cwd,
-                capture_output=True,
-                timeout=SCAN_TIMEOUT_SECONDS,
-                check=False,
-            )
+            # The report goes to a file, not a pipe: ast-grep writes it a line at a time,
+            # and reading a pipe wakes this process for every few lines.
+            with tempfile.TemporaryFile(dir=memory_folder()) as report:
+                done = subprocess.run(
+                    argv,
+                    cwd=cwd,
+                    stdout=report,
+                    stderr=subprocess.PIPE,
+                    timeout=SCAN_TIMEOUT_SECONDS,
+                    check=False,
+                )
+                report.seek(0)
+                stdout = report.read()
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _failure(f"ast-grep could not run: {exc}", "check the ast-grep installation")
         if done.returncode != 0:
@@ -141,7 +157,7 @@ def scan(
                 "check the rule against ast-grep's rule reference; `ast-grep scan "
                 "--inline-rules` shows the same message",
             )
-        parsed = _parse_stream(done.stdout)
+        parsed = _parse_stream(stdout)
         if isinstance(parsed, PatchFailure):
             return parsed
         found.extend(parsed)
