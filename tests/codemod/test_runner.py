@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,23 @@ def recipe(text: str = EQUAL_RULE) -> Recipe:
 def _workspace(tmp_path: Path) -> Path:
     write_tree(tmp_path, {"tests/test_a.py": TEST, "tests/test_b.py": "x = 1\n"})
     return tmp_path
+
+
+@pytest.fixture(name="scratch_folders")
+def _scratch_folders(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every scratch folder the runner makes from now on (to check that each is removed)."""
+    from patchsmith.codemod import runner
+
+    made: list[Path] = []
+    real = runner.scratch_dir
+
+    def recorded(prefix: str) -> tempfile.TemporaryDirectory[str]:
+        folder = real(prefix)
+        made.append(Path(folder.name))
+        return folder
+
+    monkeypatch.setattr(runner, "scratch_dir", recorded)
+    return made
 
 
 class TestDryRun:
@@ -196,6 +215,40 @@ class TestRefusals:
             [e.code for e in later.errors],
         )
         assert inline.idempotent is (not grows)
+
+    def test_background_rerun_failure_reaches_settle(
+        self, workspace: Path, monkeypatch: pytest.MonkeyPatch, scratch_folders: list[Path]
+    ) -> None:
+        """An error on the re-run's thread is raised by `settle`; its scratch copy is removed."""
+        from patchsmith.codemod import runner
+
+        def broken(_recipe: Recipe, _work: object) -> None:
+            raise RuntimeError("re-run broke")
+
+        monkeypatch.setattr(runner, "_rerun_on", broken)
+        plan = runner.plan_recipe(recipe(), workspace, rerun_in_background=True)
+
+        with pytest.raises(RuntimeError, match="re-run broke"):
+            plan.settle()
+        for thread in threading.enumerate():
+            if thread.name == "patchsmith-rerun":
+                thread.join()
+        assert scratch_folders and not any(folder.exists() for folder in scratch_folders)
+
+    def test_scratch_copy_failure_leaves_no_folder(
+        self, workspace: Path, monkeypatch: pytest.MonkeyPatch, scratch_folders: list[Path]
+    ) -> None:
+        """Writing the re-run's scratch copy fails: the error surfaces and the folder is gone."""
+        from patchsmith.codemod import runner
+
+        def full(_texts: object, _folder: Path) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(runner.WorkSet, "from_texts", full)
+
+        with pytest.raises(OSError, match="No space"):
+            runner.plan_recipe(recipe(), workspace, rerun_in_background=True)
+        assert scratch_folders and not any(folder.exists() for folder in scratch_folders)
 
     def test_not_idempotent_before_postconditions(self, workspace: Path) -> None:
         """A recipe with postconditions waits for the re-run first: NOT_IDEMPOTENT, no checks."""

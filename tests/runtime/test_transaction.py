@@ -653,3 +653,49 @@ class TestCommit:
         again.update("a.txt", "A")
         assert again.commit() is None
         assert b"A" == (root / "a.txt").read_bytes()
+
+
+class TestRunAll:
+    """`_run_all`: a large commit's per-file calls in one share per thread, answers in order."""
+
+    @pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 101])
+    def test_answers_in_call_order(self, count: int) -> None:
+        """Below the threshold inline, above it on threads: either way in the calls' order."""
+        calls = [lambda n=n: n * n for n in range(count)]
+
+        assert [n * n for n in range(count)] == transaction_module._run_all(calls)
+
+    def test_one_cpu_runs_inline(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """With one CPU no thread is started, however many calls there are."""
+        import threading
+
+        monkeypatch.setattr(os, "cpu_count", lambda: 1)
+        names = transaction_module._run_all(
+            [lambda: threading.current_thread().name] * (transaction_module.PARALLEL_WRITES_MIN * 2)
+        )
+
+        assert {threading.current_thread().name} == set(names)
+
+    def test_a_failure_waits_for_every_share(self) -> None:
+        """One call raising: the error surfaces only after every other share has ended."""
+        import threading
+        import time
+
+        ended: list[int] = []
+        lock = threading.Lock()
+
+        def call(n: int) -> int:
+            if n == 0:
+                raise OSError(errno.EIO, "disk failed")
+            time.sleep(0.001)
+            with lock:
+                ended.append(n)
+            return n
+
+        count = transaction_module.PARALLEL_WRITES_MIN * 2
+        with pytest.raises(OSError, match="disk failed"):
+            transaction_module._run_all([lambda n=n: call(n) for n in range(count)])
+        # the failing share stopped at its first call; every other share ran to its end
+        threads = min(transaction_module._WRITER_THREADS, os.cpu_count() or 1)
+        expected = {n for n in range(count) if n % threads != 0}
+        assert expected == set(ended)
