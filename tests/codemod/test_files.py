@@ -64,6 +64,7 @@ class TestSelectFiles:
         assert _folders_only(["build/", "", "# a comment", " dist/ "])
         assert not _folders_only(["build/", "*.pyc"])
         assert not _folders_only(["build"])
+        assert not _folders_only(["build/", " #secret.py"])  # only a leading `#` is a comment
 
     @settings(max_examples=60, deadline=None)
     @given(

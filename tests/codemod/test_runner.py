@@ -250,6 +250,21 @@ class TestRefusals:
             runner.plan_recipe(recipe(), workspace, rerun_in_background=True)
         assert scratch_folders and not any(folder.exists() for folder in scratch_folders)
 
+    def test_rerun_thread_that_cannot_start_leaves_no_folder(
+        self, workspace: Path, monkeypatch: pytest.MonkeyPatch, scratch_folders: list[Path]
+    ) -> None:
+        """No thread to be had: the error surfaces and the scratch copy is removed."""
+        from patchsmith.codemod import runner
+
+        def refuse(_thread: threading.Thread) -> None:
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(threading.Thread, "start", refuse)
+
+        with pytest.raises(RuntimeError, match="start new thread"):
+            runner.plan_recipe(recipe(), workspace, rerun_in_background=True)
+        assert scratch_folders and not any(folder.exists() for folder in scratch_folders)
+
     def test_not_idempotent_before_postconditions(self, workspace: Path) -> None:
         """A recipe with postconditions waits for the re-run first: NOT_IDEMPOTENT, no checks."""
         growing = (

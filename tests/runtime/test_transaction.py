@@ -699,3 +699,38 @@ class TestRunAll:
         threads = min(transaction_module._WRITER_THREADS, os.cpu_count() or 1)
         expected = {n for n in range(count) if n % threads != 0}
         assert expected == set(ended)
+
+    def test_an_interrupted_wait_still_waits_for_every_share(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Ctrl-C from a share, then again while waiting: every other share still ends first."""
+        import concurrent.futures
+        import threading
+        import time
+
+        ended: list[int] = []
+        lock = threading.Lock()
+        real_wait = concurrent.futures.wait
+        interrupts = [KeyboardInterrupt()]
+
+        def interrupted_wait(*args: Any, **kwargs: Any) -> Any:
+            if interrupts:
+                raise interrupts.pop()
+            return real_wait(*args, **kwargs)
+
+        monkeypatch.setattr(concurrent.futures, "wait", interrupted_wait)
+
+        def call(n: int) -> int:
+            if n == 0:
+                raise KeyboardInterrupt
+            time.sleep(0.001)
+            with lock:
+                ended.append(n)
+            return n
+
+        count = transaction_module.PARALLEL_WRITES_MIN * 2
+        with pytest.raises(KeyboardInterrupt):
+            transaction_module._run_all([lambda n=n: call(n) for n in range(count)])
+        threads = min(transaction_module._WRITER_THREADS, os.cpu_count() or 1)
+        assert {n for n in range(count) if n % threads != 0} == set(ended)
+        assert [] == interrupts

@@ -62,3 +62,30 @@ class TestStageGenerated:
 
         assert escape is not None and FailureCode.PATH_OUTSIDE_WORKSPACE == escape.code
         assert under_file is not None and FailureCode.FILE_ALREADY_EXISTS == under_file.code
+
+    def test_output_for_a_linked_file_updates_the_file_it_names(self, tmp_path: Path) -> None:
+        """A formatter that renamed its output over `link.py` changed `real.py`: the link stays."""
+        workspace = _workspace(tmp_path)
+        (tmp_path / "real.py").write_text("x=1\n")
+        (tmp_path / "link.py").symlink_to("real.py")
+
+        with Transaction(workspace) as tx:
+            assert tx.stage_generated("link.py", b"x = 1\n") is None
+            (change,) = tx.changes
+            assert tx.commit() is None
+
+        assert ("real.py", Action.UPDATE) == (change.path, change.action)
+        assert (tmp_path / "link.py").is_symlink()
+        assert b"x = 1\n" == (tmp_path / "real.py").read_bytes()
+
+    def test_output_for_a_dangling_link_is_refused(self, tmp_path: Path) -> None:
+        """A link naming no file cannot be written through: NOT_SUPPORTED_YET, nothing staged."""
+        workspace = _workspace(tmp_path)
+        (tmp_path / "link.py").symlink_to("missing.py")
+
+        with Transaction(workspace) as tx:
+            refused = tx.stage_generated("link.py", b"x = 1\n")
+            assert () == tx.changes
+
+        assert refused is not None and FailureCode.NOT_SUPPORTED_YET == refused.code
+        assert (tmp_path / "link.py").is_symlink() and not (tmp_path / "missing.py").exists()

@@ -31,8 +31,8 @@ def _gitignore(root: Path) -> list[str]:
 def _folders_only(patterns: Iterable[str]) -> bool:
     """Whether every gitignore line is blank, a comment or a folder pattern (ends in `/`)."""
     for line in patterns:
-        text = line.strip()
-        if text and not text.startswith("#") and not text.endswith("/"):
+        text = line.rstrip()  # leading blanks belong to the pattern, as in git
+        if text.strip() and not text.startswith("#") and not text.endswith("/"):
             return False
     return True
 

@@ -244,7 +244,11 @@ def _in_background(recipe: Recipe, changed: dict[str, bytes]) -> Future[PatchFai
             except BaseException as exc:  # handed to whoever waits; never lost on this thread
                 answer.set_exception(exc)
 
-    threading.Thread(target=run, name="patchsmith-rerun").start()
+    try:
+        threading.Thread(target=run, name="patchsmith-rerun").start()
+    except BaseException:
+        scratch.cleanup()
+        raise
     return answer
 
 
@@ -454,6 +458,7 @@ def run_recipe(
             plan, RecipeStatus.REFUSED, errors=finished.errors, attempt_id=finished.attempt_id
         )
     if not plan.changed:
+        plan.settle()  # the guards left every change out: nothing waits for the re-run
         return report(plan, RecipeStatus.NO_CHANGE)
     if dry_run:
         # The preview: the changes as diffs, past the per-file guards, recorded as checked.

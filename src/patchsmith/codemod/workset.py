@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchsmith.codemod.backends.astgrep import AstGrepMatch, memory_folder, scan
+from patchsmith.codemod.backends.astgrep import AstGrepMatch, scan
 from patchsmith.errors import PatchFailure
 from patchsmith.runtime.atomic import create_new_file, write_all
 
@@ -16,13 +16,17 @@ __all__ = ["NOT_UTF8", "WorkSet", "scratch_dir"]
 NOT_UTF8 = "not UTF-8 text without a BOM (recipes edit by byte offsets into UTF-8)"
 
 
+_MEMORY_FS = Path("/dev/shm")
+
+
 def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
     """A temporary folder for texts ast-grep must read: in memory (`/dev/shm`) where there is one.
 
     Thousands of small files are written and removed there per run; on a disk the
     removals alone cost more than the scan.
     """
-    return tempfile.TemporaryDirectory(prefix=prefix, dir=memory_folder())
+    folder = _MEMORY_FS if _MEMORY_FS.is_dir() and os.access(_MEMORY_FS, os.W_OK) else None
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
 
 
 class WorkSet:

@@ -41,6 +41,8 @@ from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, enc
 from patchsmith.runtime.workspace import Workspace, os_failure
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     # The journal is loaded by the commit that writes one: staging and dry runs need none.
     from patchsmith.runtime.journal import JournalEntry
 
@@ -298,6 +300,18 @@ class Transaction:
         target = self._target(path, follow_final=False)
         if isinstance(target, PatchFailure):
             return target
+        if new_bytes is not None and self._workspace.is_symlink(target):
+            # A command that rewrote a linked file (a formatter renaming its output over
+            # it) changed the file the link names: that file is updated, the link stays.
+            linked = self._workspace.canonical(target, follow_final=True)
+            if not self._workspace.lexists(linked):
+                return PatchFailure(
+                    code=FailureCode.NOT_SUPPORTED_YET,
+                    message=f"{target} is a dangling symlink; a command cannot write through it",
+                    file=target,
+                    hint="point the link at an existing file, or remove it",
+                )
+            target = linked
         staged = self._staged.get(target)
         if staged is not None:
             if new_bytes is None or staged.action is Action.DELETE:
@@ -794,8 +808,25 @@ def _run_all(calls: list[Callable[[], _R]]) -> list[_R]:
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = [pool.submit(run_share, first) for first in range(threads)]
-        shares = [future.result() for future in futures]
+        try:
+            shares = [future.result() for future in futures]
+        except BaseException:
+            _wait_for_all(futures)
+            raise
     return [shares[index % threads][index // threads] for index in range(len(calls))]
+
+
+def _wait_for_all(futures: list[Future[_R]]) -> None:
+    """Wait until every future has ended, even through a second Ctrl-C: a rename landing
+    after the rollback that follows would leave half a commit on disk."""
+    from concurrent.futures import wait
+
+    while True:
+        try:
+            wait(futures)
+            return
+        except BaseException:  # the shares are file operations: they end soon
+            continue
 
 
 def _writes_content(change: FileChange) -> bool:

@@ -29,7 +29,6 @@ __all__ = [
     "AST_GREP_LANGUAGES",
     "AstGrepMatch",
     "ast_grep_binary",
-    "memory_folder",
     "pattern_rule",
     "rule_document",
     "scan",
@@ -73,14 +72,6 @@ class AstGrepMatch:
     text: str
     edit: Edit | None
     """The rule's replacement; `None` when the rule has no `fix`."""
-
-
-_MEMORY_FS = Path("/dev/shm")
-
-
-def memory_folder() -> Path | None:
-    """A folder in memory (`/dev/shm`) for scratch files, where there is a writable one."""
-    return _MEMORY_FS if _MEMORY_FS.is_dir() and os.access(_MEMORY_FS, os.W_OK) else None
 
 
 def ast_grep_binary() -> str | None:
@@ -137,7 +128,7 @@ def scan(
         try:
             # The report goes to a file, not a pipe: ast-grep writes it a line at a time,
             # and reading a pipe wakes this process for every few lines.
-            with tempfile.TemporaryFile(dir=memory_folder()) as report:
+            with tempfile.TemporaryFile() as report:
                 done = subprocess.run(
                     argv,
                     cwd=cwd,
