@@ -20,7 +20,7 @@ CRASH_EXIT = 17
 # commit does), not fsyncs and inline.
 CHILD = textwrap.dedent(
     """
-    import os, sys
+    import os, sys, threading
     from patchsmith.runtime import atomic, journal, transaction
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
@@ -32,16 +32,19 @@ CHILD = textwrap.dedent(
         transaction.PARALLEL_WRITES_MIN = 1
     seen = {"step": 0, "replace": 0, "fsync": 0, "syncfs": 0}
     last = [""]
+    # a large commit writes and renames on threads: one count, one crash
+    counting = threading.Lock()
 
     def crash_if_due(what):
-        if seen[what] == target and kind == what:
-            committed = last[0] in ("remove journal", "done") and not any(
-                os.path.exists(os.path.join(d, "manifest.json"))
-                for d in journal_dirs()
-            )
-            print("new" if committed else "old", flush=True)
-            os._exit(17)
-        seen[what] += 1
+        with counting:
+            if seen[what] == target and kind == what:
+                committed = last[0] in ("remove journal", "done") and not any(
+                    os.path.exists(os.path.join(d, "manifest.json"))
+                    for d in journal_dirs()
+                )
+                print("new" if committed else "old", flush=True)
+                os._exit(17)
+            seen[what] += 1
 
     def journal_dirs():
         base = os.path.join(root, ".patchsmith", "journal")

@@ -46,7 +46,7 @@ class WorkSet:
     @classmethod
     def from_texts(cls, texts: dict[str, bytes], folder: Path) -> WorkSet:
         """A work set over `texts`, written under `folder` (for ast-grep to read)."""
-        write_texts(texts, folder)
+        _write_texts(texts, folder)
         work = cls(folder, sorted(texts))
         work._original = dict(texts)
         return work
@@ -105,7 +105,7 @@ class WorkSet:
         modified = [p for p in paths if p in self._current]
         if modified:
             with scratch_dir("patchsmith-codemod-") as tmp:
-                write_texts({path: self._current[path] for path in modified}, Path(tmp))
+                _write_texts({path: self._current[path] for path in modified}, Path(tmp))
                 more = scan(rules, Path(tmp), modified)
             if isinstance(more, PatchFailure):
                 return more
@@ -113,7 +113,7 @@ class WorkSet:
         return found
 
 
-def write_texts(texts: dict[str, bytes], folder: Path) -> None:
+def _write_texts(texts: dict[str, bytes], folder: Path) -> None:
     """Write each relative path's bytes under the scratch folder `folder` (made by us, empty).
 
     Plain `os` calls, each folder made once: a thousand files are written per recipe run,
