@@ -457,20 +457,18 @@ class TestCommit:
         failing: str,
         parallel: bool,
     ) -> None:
-        """A disk error on the second temp write, or on the second rename (the first file
-        already replaced), rolls everything back and returns IO_ERROR; also when the temp
-        files are written on threads, as a large commit's are."""
+        """A disk error on b.txt's temp write, or on its rename (inline, a.txt is already
+        replaced then), rolls everything back and returns IO_ERROR; also when the temps are
+        written and renamed on threads, as a large commit's are."""
         if parallel:
             monkeypatch.setattr(transaction_module, "PARALLEL_WRITES_MIN", 1)
         root = make_workspace({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"})
         before = snapshot_tree(root)
-        calls: list[object] = []
         if failing == "write_temp":
             real_write = atomic.write_temp
 
             def flaky_write(target: Path, data: bytes, mode: int, **kwargs: Any) -> Path:
-                calls.append(target)
-                if len(calls) == 2:
+                if Path(target).name == "b.txt":
                     raise OSError(errno.ENOSPC, "No space left on device", str(target))
                 return real_write(target, data, mode, **kwargs)
 
@@ -479,8 +477,7 @@ class TestCommit:
             real_replace = os.replace
 
             def flaky_replace(src: Any, dst: Any) -> None:
-                calls.append(dst)
-                if len(calls) == 2:
+                if Path(dst).name == "b.txt":
                     raise OSError(errno.ENOSPC, "No space left on device", str(dst))
                 real_replace(src, dst)
 
