@@ -587,10 +587,9 @@ class Transaction:
             assert change.new_bytes is not None and change.new_mode is not None
             step(f"write {change.path}")
             target = workspace.disk_path(change.path)
-            source = None if change.old_path is None else workspace.disk_path(change.old_path)
             meta = None
-            if change.old_path is not None and source is not None:
-                meta = meta_of(fresh[change.old_path], source)
+            if change.old_path is not None:
+                meta = meta_of(fresh[change.old_path], workspace.disk_path(change.old_path))
             if change.old_path != change.path:  # an updated file's folder exists
                 target.parent.mkdir(parents=True, exist_ok=True)
             write = functools.partial(
