@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.runtime.paths import canonical_path, resolve_path
+from patchsmith.runtime.paths import canonical_path, locate_path, resolve_path
 
 
 def _code(result: str | PatchFailure) -> FailureCode | None:
@@ -256,3 +256,72 @@ class TestDirectoryNames:
 
             assert isinstance(failure, PatchFailure)
             assert FailureCode.MALFORMED_PATCH == failure.code
+
+
+class TestLocatePath:
+    """`locate_path` answers exactly as `canonical_path(resolve_path(...))`, in one walk."""
+
+    @staticmethod
+    def tree(base: Path) -> Path:
+        outside = base / "outside"
+        outside.mkdir()
+        (outside / "secret.txt").write_text("s")
+        root = base / "root"
+        (root / "src" / "pkg").mkdir(parents=True)
+        (root / "src" / "pkg" / "a.py").write_text("a")
+        (root / "docs").mkdir()
+        (root / "docs" / "b.md").write_text("b")
+        (root / "linked").symlink_to("src")  # a folder link inside the root
+        (root / "a_link.py").symlink_to("src/pkg/a.py")  # a file link inside the root
+        (root / "escape").symlink_to(outside)  # a folder link out of the root
+        (root / "secret.txt").symlink_to(outside / "secret.txt")
+        (root / "dangling.py").symlink_to("missing.py")
+        (base / "root-link").symlink_to(root)  # the root reached through a link
+        return base
+
+    @given(
+        st.lists(
+            st.sampled_from(
+                [
+                    "src",
+                    "pkg",
+                    "a.py",
+                    "docs",
+                    "b.md",
+                    "linked",
+                    "a_link.py",
+                    "escape",
+                    "secret.txt",
+                    "dangling.py",
+                    "new.py",
+                    "..",
+                    ".git",
+                    ".",
+                ]
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        st.booleans(),
+        st.booleans(),
+    )
+    def test_same_answer_as_resolve_then_canonical(
+        self, parts: list[str], follow_final: bool, through_link: bool
+    ) -> None:
+        """Links in the root, out of it and dangling, `..`, `.git`, the root itself a link."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            base = self.tree(Path(folder))
+            root = base / ("root-link" if through_link else "root")
+            path = "/".join(parts)
+
+            resolved = resolve_path(root, path)
+            expected: str | FailureCode | None = (
+                resolved.code
+                if isinstance(resolved, PatchFailure)
+                else canonical_path(root, resolved, follow_final=follow_final)
+            )
+            located = locate_path(root, path, follow_final=follow_final)
+
+            assert expected == (located.code if isinstance(located, PatchFailure) else located)
