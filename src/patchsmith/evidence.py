@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
-__all__ = ["Evidence", "RunSide", "ToolFailure"]
+__all__ = ["Evidence", "RunSide", "ToolFailure", "Verdict"]
 
 _DIGITS = re.compile(r"\d+")
 
@@ -80,6 +80,19 @@ def _opt_str(value: object) -> str | None:
 
 def _opt_int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Verdict(StrEnum):
+    """What a check established: only a tool that ran and proved it gives `passed`."""
+
+    PASSED = "passed"
+    """A tool ran to a real result and found nothing the change broke."""
+    FAILED = "failed"
+    """A tool ran to a real result and found something the change broke."""
+    ERROR = "error"
+    """Nothing was established: the tool is missing or could not start, its exit code is
+    not a result (pytest 2-5, a toolchain absent), it timed out or crashed, its report could
+    not be read, or the check is unknown. Never a pass."""
 
 
 class RunSide(StrEnum):
