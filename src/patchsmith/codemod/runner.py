@@ -175,7 +175,13 @@ def plan_recipe(
         with scratch_dir("patchsmith-recipe-") as tmp:
             after = WorkSet.from_texts(changed, Path(tmp))
             post = postconditions(
-                recipe, changed, after, profiles=profiles, run_profiles=run_profiles
+                recipe,
+                changed,
+                after,
+                root=root,
+                scope=files,
+                profiles=profiles,
+                run_profiles=run_profiles,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
@@ -203,8 +209,8 @@ def _profile_runner(
         return profiles, None
     changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
 
-    def run(names: Sequence[str]) -> VerifyReport:
-        report = verify_changes(root, changes, names, profile_set=profiles, cache=cache)
+    def run(names: Sequence[str], profile_set: ProfileSet) -> VerifyReport:
+        report = verify_changes(root, changes, names, profile_set=profile_set, cache=cache)
         plan.evidence.extend(report.evidence)
         return report
 
