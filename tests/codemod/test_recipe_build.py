@@ -285,3 +285,33 @@ def test_the_workspace_profile_for_the_language_wins(tmp_path: Path) -> None:
     assert ("javac",) == named.names
     javac = named.profile_set.get("javac")
     assert javac is not None and "src/app/App.java" in javac.argv
+
+
+def test_without_profiles_to_run_compiles_is_an_error(tmp_path: Path) -> None:
+    """Called with nothing to run the profiles (a caller that runs none): `error`."""
+    from patchsmith.codemod.checks import postconditions
+    from patchsmith.codemod.workset import WorkSet
+
+    recipe = parse_recipe(java_recipe("x()"))
+    assert isinstance(recipe, Recipe)
+    changed = {"A.java": b"class A {}\n"}
+
+    [check] = postconditions(recipe, changed, WorkSet.from_texts(changed, tmp_path))  # type: ignore[misc]
+
+    assert ("error", "no verification profile was run for it") == (
+        check.status.value,
+        check.evidence,
+    )
+
+
+def test_a_run_that_did_not_finish_is_an_error() -> None:
+    from patchsmith.codemod.checks import _verified
+    from patchsmith.evidence import Evidence, RunSide
+    from patchsmith.verify.report import ProfileOutcome, VerifyReport
+
+    killed = Evidence("javac", RunSide.CHANGED, ("javac",), None, 1.0, False, "")
+    outcome = ProfileOutcome("javac", ProfileKind.BUILD, (killed,), (), (), (), True, True)
+
+    check = _verified("compiles", ["javac"], VerifyReport((outcome,)))
+
+    assert ("error", "javac (changed) did not finish") == (check.status.value, check.evidence)
