@@ -101,8 +101,9 @@ def plan_recipe(
 
     With `rerun` (and the recipe's `idempotency.rerun_produces_no_diff`), the recipe is run
     again on its own output and the plan refused (NOT_IDEMPOTENT) if that changes anything.
-    `compiles` / `tests_pass` run the workspace's verification profiles on a private copy
-    with the changes applied (`cache` false: the base run is not cached either).
+    `compiles` / `tests_pass` run verification profiles (the workspace's for the recipe's
+    language, else its default build: `codemod.build`) on a private copy with the changes
+    applied (`cache` false: the base run is not cached either).
     With `rerun_in_background`, the re-run is left running on a thread (most of it is
     ast-grep's own process) while the caller stages the changes: call `plan.settle()`
     before committing anything.
