@@ -315,3 +315,29 @@ def test_a_run_that_did_not_finish_is_an_error() -> None:
     check = _verified("compiles", ["javac"], VerifyReport((outcome,)))
 
     assert ("error", "javac (changed) did not finish") == (check.status.value, check.evidence)
+
+
+def test_a_build_tool_that_cannot_start_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The configured compiler is missing: `error` on both sides, the run refused."""
+    write_tree(
+        tmp_path,
+        {
+            **PYTHON,
+            "patchsmith.toml": '[verify.build]\nargv = ["no-such-compiler-here"]\nkind = "build"\n',
+        },
+    )
+    recipe = RENAME_CALLS.replace("  - parses\n", "  - compiles\n").replace(
+        "  - no_reference: fetch($$$ARGS)\n", ""
+    )
+
+    code, data = recipe_run(tmp_path, recipe, capsys, "--apply")
+
+    assert 1 == code and "refused" == data["status"]
+    [check] = data["checks"]
+    assert "error" == check["status"]
+    assert "build (base) could not start" in check["evidence"]
+    assert "could not be established" in data["errors"][0]["message"]
+    assert {"base", "changed"} == {r["side"] for r in data["verification"]}
+    assert "value = fetch()" in (tmp_path / "pkg/use.py").read_text()
