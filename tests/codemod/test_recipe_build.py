@@ -341,3 +341,22 @@ def test_a_build_tool_that_cannot_start_is_an_error(
     assert "could not be established" in data["errors"][0]["message"]
     assert {"base", "changed"} == {r["side"] for r in data["verification"]}
     assert "value = fetch()" in (tmp_path / "pkg/use.py").read_text()
+
+
+def test_config_recipes_are_decided_by_the_tools_that_read_them(tmp_path: Path) -> None:
+    """A TOML change is built by cargo or the project's own command, never by mypy."""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "x"\n',
+            "patchsmith.toml": '[verify.types]\nargv = ["mypy", "."]\nkind = "typecheck"\n',
+        },
+    )
+    profiles = load_profiles(tmp_path)
+    assert not isinstance(profiles, Exception) and hasattr(profiles, "profiles")
+
+    toml = deciding_profiles(CompilesCheck(), Language.TOML, tmp_path, profiles)  # type: ignore[arg-type]
+    yaml = deciding_profiles(CompilesCheck(), Language.YAML, tmp_path, profiles)  # type: ignore[arg-type]
+
+    assert ("cargo-check",) == toml.names
+    assert () == yaml.names and 'kind = "build"' in yaml.hint

@@ -53,8 +53,13 @@ _TOOL_LANGUAGES: Mapping[str, tuple[Language, ...]] = {
 """The languages a known tool checks. A profile whose tool is not listed here is the
 project's own command (`make build`) and is taken to check every language."""
 
-_CONFIG = (Language.YAML, Language.TOML, Language.JSON)
-# A config file is read by the project's build, whatever tool that is (Cargo.toml by cargo).
+_CONFIG_TOOLS: Mapping[Language, frozenset[str]] = {
+    Language.YAML: frozenset(),
+    Language.TOML: frozenset({"cargo"}),
+    Language.JSON: frozenset({"tsc", "vue-tsc", "npm", "yarn", "pnpm"}),
+}
+"""The known tools that read a config language's files as part of the build (Cargo.toml,
+tsconfig.json and package.json); the project's own commands count too."""
 
 _HOW: Mapping[Language, str] = {
     Language.PYTHON: 'mypy, pyright or `python -m compileall` with kind = "typecheck" or "build"',
@@ -100,10 +105,12 @@ def profile_languages(profile: Profile) -> tuple[Language, ...] | None:
 
 
 def _fits(profile: Profile, language: Language) -> bool:
-    if language in _CONFIG:
-        return True
     languages = profile_languages(profile)
-    return languages is None or language in languages
+    if languages is None:
+        return True
+    if language in _CONFIG_TOOLS:
+        return tool_of(profile) in _CONFIG_TOOLS[language]
+    return language in languages
 
 
 def default_profiles(language: Language, root: Path) -> dict[str, Profile]:
@@ -185,9 +192,11 @@ def deciding_profiles(
     if chosen:
         return Deciders(tuple(chosen), merged)
     what = "build or type-check" if compiles else "test"
-    how = _HOW.get(language, f'a command with kind = "{"build" if compiles else "test"}"')
-    if not compiles:
-        how = f'a test command for {language.value} with kind = "test"'
+    how = (
+        _HOW.get(language, 'the command that builds the project, with kind = "build"')
+        if compiles
+        else f'a test command for {language.value} with kind = "test"'
+    )
     return Deciders(
         (),
         merged,
