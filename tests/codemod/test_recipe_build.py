@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -360,3 +361,31 @@ def test_config_recipes_are_decided_by_the_tools_that_read_them(tmp_path: Path) 
 
     assert ("cargo-check",) == toml.names
     assert () == yaml.names and 'kind = "build"' in yaml.hint
+
+
+def test_a_build_failing_on_both_sides_without_a_readable_failure_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compiler that fails before and after and prints nothing its parser reads has
+    established nothing (before: "no introduced failure", a pass)."""
+    python = json.dumps(sys.executable)
+    write_tree(
+        tmp_path,
+        {
+            **PYTHON,
+            "patchsmith.toml": (
+                f'[verify.build]\nargv = [{python}, "-c", "import sys; sys.exit(3)"]\n'
+                'parser = "generic"\nkind = "build"\n'
+            ),
+        },
+    )
+    recipe = RENAME_CALLS.replace("  - parses\n", "  - compiles\n").replace(
+        "  - no_reference: fetch($$$ARGS)\n", ""
+    )
+
+    code, data = recipe_run(tmp_path, recipe, capsys, "--apply")
+
+    assert 1 == code
+    [check] = data["checks"]
+    assert "error" == check["status"]
+    assert "build (changed) exited 3 with no failure its parser could read" == check["evidence"]

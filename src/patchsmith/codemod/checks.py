@@ -21,7 +21,7 @@ from patchsmith.codemod.recipe import (
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Verdict
+from patchsmith.evidence import Evidence, RunSide, Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
@@ -244,9 +244,23 @@ def _verdict_of(outcome: ProfileOutcome) -> Verdict:
     for run in outcome.runs:
         if run.start_error is not None or run.timed_out or run.exit_code is None:
             return Verdict.ERROR
+        if _unread(run, outcome.profile):
+            return Verdict.ERROR
     if not outcome.passed:
         return Verdict.FAILED
     return Verdict.PASSED
+
+
+def _unread(run: Evidence, profile: str) -> bool:
+    """A failed run on the changed tree whose output its parser could not read: only the
+    runner's stand-in for the exit status (a profile read by exit code alone names itself
+    as the tool; it is decided by that status)."""
+    return (
+        run.side is not RunSide.BASE
+        and not run.passed
+        and bool(run.failures)
+        and all(f.code == "exit-status" and f.tool != profile for f in run.failures)
+    )
 
 
 def _unproven(outcome: ProfileOutcome) -> str:
@@ -258,6 +272,11 @@ def _unproven(outcome: ProfileOutcome) -> str:
             return f"{outcome.profile} ({run.side.value}) timed out"
         if run.exit_code is None:
             return f"{outcome.profile} ({run.side.value}) did not finish"
+        if _unread(run, outcome.profile):
+            return (
+                f"{outcome.profile} ({run.side.value}) exited {run.exit_code} "
+                "with no failure its parser could read"
+            )
     return f"{outcome.profile} proved nothing"
 
 
