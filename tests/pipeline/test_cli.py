@@ -249,7 +249,7 @@ class TestJudgeRunHistory:
             "run_id": "two-steps",
             "attempt_no": number,
             "strategy": "UNIFIED_DIFF",
-            "objective": "Make the helpers total",
+            "objective": "Make mean and half total",
             **fields,
         }
         path = tmp_path / f"m{number}.json"
