@@ -227,6 +227,27 @@ class TestMigrations:
                 ("prop-0", "run-0")
             ]
 
+    def test_checked_attempts_become_dry_runs(self, state_dir: Path) -> None:
+        """Version 6 marks the `checked` rows of an older store as dry runs."""
+        state_dir.mkdir()
+        db = state_dir / DB_FILE_NAME
+        conn = sqlite3.connect(db, isolation_level=None)
+        _migrate(conn, _MIGRATIONS[:5])
+        for number, status in ((1, "checked"), (2, "applied")):
+            conn.execute(
+                f"INSERT INTO attempts VALUES ('a-{number}', 'run-0', 'p', {number}, 'apply',"
+                f" '{status}', '2020-01-01T00:00:0{number}+00:00', '2020-01-01T00:00:0{number}"
+                "+00:00', NULL, '', '', '', NULL)"
+            )
+        conn.close()
+
+        with Store.open(state_dir) as store:
+            every = store.run_attempts("run-0")
+            attempts = store.run_attempts("run-0", checks=False)
+
+        assert [("a-1", True), ("a-2", False)] == [(r.id, r.dry_run) for r in every]
+        assert ["a-2"] == [r.id for r in attempts]
+
     def test_failed_migration_rolls_back(self, state_dir: Path) -> None:
         """A migration that fails leaves the database at its old version."""
         state_dir.mkdir()
@@ -454,6 +475,7 @@ class TestJson:
             "base_commit",
             "files",
             "failures",
+            "dry_run",
         } == set(summary)
         assert set(summary) | {
             "decisions",

@@ -348,6 +348,7 @@ class Attempt:
             decisions=tuple(_stored(d) for d in report.decisions),
             proposal_json=self.proposal_json,
             evidence=report.evidence,
+            dry_run=report.check,
         )
         try:
             with Store.shared(self.state_root / STATE_DIR_NAME) as store:

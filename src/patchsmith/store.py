@@ -171,6 +171,14 @@ class AttemptRecord:
     proposal_json: str | None = None
     evidence: tuple[Evidence, ...] = field(default_factory=tuple)
     """Verification runs (profile, argv, exit code, duration, failures, output digest)."""
+    dry_run: bool = False
+    """A check (`--check`, a recipe's dry run): nothing was to be written, whatever its status.
+    A run's checks are kept, but never judged as its attempts."""
+
+    @property
+    def is_check(self) -> bool:
+        """A dry run: status `checked`, or a dry run that was refused."""
+        return self.dry_run or self.status is AttemptStatus.CHECKED
 
     def summary_json(self) -> dict[str, object]:
         """The JSON object `log --json` prints: everything but the texts and decisions."""
@@ -181,6 +189,7 @@ class AttemptRecord:
             "attempt_no": self.attempt_no,
             "kind": self.kind.value,
             "status": self.status.value,
+            "dry_run": self.is_check,
             "created_at": self.created_at,
             "finished_at": self.finished_at,
             "base_commit": self.base_commit,
@@ -454,6 +463,14 @@ def _migration_5_run_tasks(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migration_6_dry_runs(conn: sqlite3.Connection) -> None:
+    # A refused dry run was stored as plain `refused`: mark checks, so that a run's
+    # judgement never counts one as its attempt. Older rows are attempts (0), except the
+    # `checked` ones, which always were dry runs.
+    conn.execute("ALTER TABLE attempts ADD COLUMN dry_run INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE attempts SET dry_run = 1 WHERE status = 'checked'")
+
+
 _Migration = Callable[[sqlite3.Connection], None]
 _MIGRATIONS: tuple[_Migration, ...] = (
     _migration_1_attempts,
@@ -461,6 +478,7 @@ _MIGRATIONS: tuple[_Migration, ...] = (
     _migration_3_evidence,
     _migration_4_judgements,
     _migration_5_run_tasks,
+    _migration_6_dry_runs,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The schema version this patchsmith writes."""
@@ -725,7 +743,7 @@ class Store:
             conn.execute(
                 "INSERT INTO attempts (id, run_id, proposal_id, attempt_no, kind, status,"
                 " created_at, finished_at, base_commit, input_text, staged_diff, applied_diff,"
-                " proposal_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " proposal_json, dry_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt_id,
                     rec.run_id,
@@ -740,6 +758,7 @@ class Store:
                     rec.staged_diff,
                     rec.applied_diff,
                     rec.proposal_json,
+                    int(rec.is_check),
                 ),
             )
             conn.execute(
@@ -895,11 +914,14 @@ class Store:
                     return rec
         return None
 
-    def run_attempts(self, run_id: str) -> list[AttemptRecord]:
-        """Every attempt recorded under `run_id`, oldest first."""
+    def run_attempts(self, run_id: str, *, checks: bool = True) -> list[AttemptRecord]:
+        """Every attempt recorded under `run_id`, oldest first; without `checks`, the dry
+        runs (`--check`, checked or refused) are left out."""
+        only = "" if checks else " AND dry_run = 0"
         with self._transaction("cannot read the store", write=False) as conn:
             rows = conn.execute(
-                "SELECT id FROM attempts WHERE run_id = ? ORDER BY created_at, id", (run_id,)
+                f"SELECT id FROM attempts WHERE run_id = ?{only} ORDER BY created_at, id",
+                (run_id,),
             ).fetchall()
             return [_load(conn, str(r[0])) for r in rows]
 
@@ -1061,7 +1083,7 @@ def _still(record: FileRecord, current_sha256: Callable[[str], str | None]) -> b
 def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
     row = conn.execute(
         "SELECT id, run_id, proposal_id, attempt_no, kind, status, created_at, finished_at,"
-        " base_commit, input_text, staged_diff, applied_diff, proposal_json"
+        " base_commit, input_text, staged_diff, applied_diff, proposal_json, dry_run"
         " FROM attempts WHERE id = ?",
         (attempt_id,),
     ).fetchone()
@@ -1127,6 +1149,7 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
         decisions=decisions,
         proposal_json=row[12],
         evidence=evidence,
+        dry_run=bool(row[13]),
     )
 
 

@@ -12,6 +12,7 @@ import json
 import py_compile
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ operations:
     to: resolve_color
 postconditions:
   - no_reference: resolve_color_default($$$ARGS)
-  - compiles
+  - compiles: compile
 """
 
 
@@ -76,10 +77,17 @@ def test_recipe_on_click(capsys: pytest.CaptureFixture[str], checkout: Path) -> 
     root = str(checkout)
     recipe = str(checkout / "recipe.yaml")
     docs_before = (checkout / "docs" / "advanced.rst").read_bytes()
+    python = json.dumps(sys.executable)
+    (checkout / "patchsmith.toml").write_text(
+        f'[verify.compile]\nargv = [{python}, "-m", "compileall", "-q", "src"]\nkind = "build"\n'
+    )
 
     code, dry = run(capsys, "recipe", "run", recipe, "-C", root, "--json")
 
-    assert 0 == code and "dry_run" == dry["status"]
+    assert 0 == code and "dry_run" == dry["status"], dry["errors"]
+    checks = {c["condition"]: c for c in dry["checks"]}  # type: ignore[union-attr]
+    assert "verified by compile" in checks["compiles"]["evidence"]
+    assert "passed" == checks["no_reference resolve_color_default($$$ARGS)"]["status"]
     changed = sorted(f["path"] for f in dry["files"])  # type: ignore[union-attr, index]
     assert ["src/click/globals.py", "src/click/termui.py", "src/click/utils.py"] == changed
     assert "resolve_color_default" in (checkout / "src/click/utils.py").read_text()

@@ -117,44 +117,68 @@ def test_dry_run_verifies_too_and_writes_nothing(project: Path) -> None:
     assert before == snapshot_tree(project)
 
 
-def test_a_profile_missing_here_falls_back_to_syntax(project: Path) -> None:
-    """A condition naming a profile this workspace lacks says so and checks syntax."""
-    report = run_recipe(str(project / "elsewhere.yaml"), project, record=False)
+def test_a_profile_missing_here_is_an_error(project: Path) -> None:
+    """A condition naming a profile this workspace lacks is `error`, and the run refused."""
+    before = snapshot_tree(project)
+
+    report = run_recipe(str(project / "elsewhere.yaml"), project, apply=True, record=False)
 
     [check] = report.checks
-    assert "passed" == check.status.value
-    assert "profile 'not-here' is not available here; checked syntax" in check.evidence
+    assert "error" == check.status.value
+    assert "unknown verification profile 'not-here'" in check.evidence
+    assert "syntax" not in check.evidence
+    assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
+    assert "could not be established" in report.errors[0].message
     assert () == report.evidence
+    assert before == snapshot_tree(project)
 
 
-def test_without_profiles_syntax_decides(tmp_path: Path) -> None:
-    """No profile of a deciding kind in the workspace: the syntax check, as before."""
+def test_without_profiles_the_conditions_are_errors(tmp_path: Path) -> None:
+    """No profile of a deciding kind in the workspace: `error`, never a syntax check."""
     (tmp_path / "answer.py").write_text("def answer():\n    return 42\n")
     (tmp_path / "spell.yaml").write_text(HARMLESS.replace("tests_pass: unit", "tests_pass"))
 
     report = run_recipe(str(tmp_path / "spell.yaml"), tmp_path, record=False)
 
-    assert all("checked syntax" in c.evidence for c in report.checks)
-    assert all("passed" == c.status.value for c in report.checks)
+    assert "refused" == report.status.value
+    assert {"tests_pass": "error", "compiles": "error"} == {
+        c.condition: c.status.value for c in report.checks
+    }
+    assert all("syntax" not in c.evidence for c in report.checks)
+    compiles = next(c for c in report.checks if c.condition == "compiles")
+    assert "no build or type-check profile for python" in compiles.evidence
+    assert "[verify.NAME]" in (compiles.hint or "")
 
 
 def test_verdicts_of_runs_that_could_not_prove_anything() -> None:
-    """A profile that could not run fails the condition; so does a failed run without a
-    parsed failure (its exit status is what broke)."""
+    """A profile that could not run, start or finish is `error`; a failed run without a
+    parsed failure is `failed` (its exit status is what broke)."""
     from patchsmith.codemod.checks import _verified
     from patchsmith.errors import FailureCode, PatchFailure
+    from patchsmith.evidence import Evidence, RunSide
     from patchsmith.verify.profiles import ProfileKind
     from patchsmith.verify.report import ProfileOutcome, VerifyReport
 
     error = VerifyReport(errors=(PatchFailure(FailureCode.UNKNOWN_PROFILE, "gone"),))
     silent = ProfileOutcome("unit", ProfileKind.TEST, (), (), (), (), True, False)
+    missing = Evidence("unit", RunSide.CHANGED, ("pytest",), None, 0.0, False, "", start_error="no")
+    slow = Evidence("unit", RunSide.BASE, ("pytest",), None, 9.0, False, "", timed_out=True)
+    unstarted = ProfileOutcome("unit", ProfileKind.TEST, (missing,), (), (), (), True, True)
+    timed_out = ProfileOutcome("unit", ProfileKind.TEST, (slow,), (), (), (), True, True)
 
     could_not = _verified("tests_pass", ["unit"], error)
     broke = _verified("tests_pass", ["unit"], VerifyReport((silent,)))
+    not_started = _verified("tests_pass", ["unit"], VerifyReport((unstarted,)))
+    late = _verified("tests_pass", ["unit"], VerifyReport((timed_out,)))
 
-    assert ("failed", "profiles unit could not run: gone") == (
+    assert ("error", "profiles unit could not run: gone") == (
         could_not.status.value,
         could_not.evidence,
     )
     assert "failed" == broke.status.value
     assert "unit failed where the base passed" in broke.evidence
+    assert ("error", "unit (changed) could not start: no") == (
+        not_started.status.value,
+        not_started.evidence,
+    )
+    assert ("error", "unit (base) timed out") == (late.status.value, late.evidence)

@@ -31,7 +31,7 @@ operations:
 idempotency:
   rerun_produces_no_diff: false
 postconditions:
-  - compiles
+  - parses
 """
 
 
@@ -119,7 +119,7 @@ def test_bad_policy_file(tmp_path: Path) -> None:
     assert not isinstance(missing, ChangeSpec) and missing.code is FailureCode.INVALID_POLICY
 
 
-def test_postcondition_compiles_is_verification(python_repo: Path, tmp_path: Path) -> None:
+def test_postcondition_parses_is_verification(python_repo: Path, tmp_path: Path) -> None:
     (tmp_path / "break.yaml").write_text(SYNTAX_BREAKER)
     change = resolve_change(str(tmp_path / "break.yaml"))
     assert isinstance(change, ChangeSpec)

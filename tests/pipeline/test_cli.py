@@ -226,3 +226,108 @@ def test_as_a_subprocess(repo: Path, tmp_path: Path) -> None:
     assert 0 == run("freeze", "adhoc", "--out", str(tmp_path / "c.diff")).returncode
     assert 0 == run("revert", attempt).returncode
     assert APP == (repo / "app.py").read_bytes()
+
+
+UTIL = b"def half(x):\n    return x / 2\n"
+UTIL_PATCH = (
+    "--- a/util.py\n+++ b/util.py\n@@ -1,2 +1,2 @@\n def half(x):\n"
+    "-    return x / 2\n+    return x / 2.0\n"
+)
+
+
+class TestJudgeRunHistory:
+    """A run of two milestones, a refused dry run and a revert, judged through the CLI."""
+
+    @pytest.fixture
+    def two(self, tmp_path: Path) -> Path:
+        return make_repo(tmp_path / "repo", {"app.py": APP, "util.py": UTIL})
+
+    @staticmethod
+    def propose(cli: CliRun, repo: Path, tmp_path: Path, number: int, **fields: object) -> dict:
+        proposal = {
+            "proposal_id": f"m{number}",
+            "run_id": "two-steps",
+            "attempt_no": number,
+            "strategy": "UNIFIED_DIFF",
+            "objective": "Make mean and half total",
+            **fields,
+        }
+        path = tmp_path / f"m{number}.json"
+        path.write_text(json.dumps(proposal))
+        check = ("--check",) if fields.pop("check", False) else ()
+        path.write_text(json.dumps({k: v for k, v in proposal.items() if k != "check"}))
+        _, out, _ = cli("propose", str(path), "-C", str(repo), "--json", *check)
+        data = json.loads(out)
+        assert isinstance(data, dict)
+        return data
+
+    def milestones(self, cli: CliRun, repo: Path, tmp_path: Path) -> list[str]:
+        ids = []
+        for number, (path, patch) in enumerate((("app.py", PATCH), ("util.py", UTIL_PATCH)), 1):
+            data = self.propose(
+                cli,
+                repo,
+                tmp_path,
+                number,
+                expected_files=[path],
+                operations=[{"type": "patch", "format": "udiff", "text": patch}],
+            )
+            assert "applied" == data["status"], data
+            ids.append(str(data["attempt_id"]))
+        return ids
+
+    def judged(self, cli: CliRun, repo: Path) -> tuple[int, dict]:
+        code, out, _ = cli("judge", "two-steps", "-C", str(repo), "--run", "--json")
+        data = json.loads(out)
+        return code, {**data, "criteria": {c["name"]: c for c in data["criteria"]}}
+
+    def test_a_refused_dry_run_is_not_the_last_attempt(
+        self, cli: CliRun, two: Path, tmp_path: Path
+    ) -> None:
+        self.milestones(cli, two, tmp_path)
+        broken = PATCH.replace("def mean", "def median")
+        refused = self.propose(
+            cli,
+            two,
+            tmp_path,
+            3,
+            expected_files=["app.py"],
+            operations=[{"type": "patch", "format": "udiff", "text": broken}],
+            check=True,
+        )
+        assert "refused" == refused["status"]
+
+        code, data = self.judged(cli, two)
+
+        assert 0 == code and "pass" == data["verdict"], data
+        outcome = data["criteria"]["outcome"]
+        assert 1.0 == outcome["score"] and "the last was applied" in outcome["reason"]
+        assert ["1 dry run(s) recorded as checks, not judged as attempts"] == data["notes"]
+        assert 2 == len(data["attempts"])
+        code, out, _ = cli("log", "-C", str(two), "--json")
+        attempts = json.loads(out)["attempts"]
+        assert [True] == [a["dry_run"] for a in attempts if a["status"] == "refused"]
+
+    def test_scope_is_judged_per_milestone(self, cli: CliRun, two: Path, tmp_path: Path) -> None:
+        self.milestones(cli, two, tmp_path)
+
+        _, data = self.judged(cli, two)
+
+        scope = data["criteria"]["scope"]
+        assert 1.0 == scope["score"]
+        assert "all 2 changed files are among their attempt's expected_files" in scope["reason"]
+
+    def test_after_a_revert(self, cli: CliRun, two: Path, tmp_path: Path) -> None:
+        _, second = self.milestones(cli, two, tmp_path)
+        code, _, _ = cli("revert", second, "-C", str(two))
+        assert 0 == code
+
+        code, data = self.judged(cli, two)
+
+        assert 0 == code and "pass" == data["verdict"], data
+        scope = data["criteria"]["scope"]
+        assert 1.0 == scope["score"]
+        assert "1 reverted attempt(s) not counted" in scope["reason"]
+        guards = data["criteria"]["guards"]["reason"]
+        assert "disabled by the policy" not in guards
+        assert "reverted by a-" in guards and "content guards are off for a revert" in guards

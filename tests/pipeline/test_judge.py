@@ -353,6 +353,55 @@ class TestRunRubric:
         assert not criterion(judged.criteria, "drift").applies
         assert Verdict.FAIL == judged.verdict
 
+    def test_scope_per_milestone(self, root: Path) -> None:
+        """Each attempt against its own expected_files; one without them is not measured."""
+        store_records(
+            root,
+            record(id="a-M1", proposal_json=proposal_json(expected_files=["lib/**"])),
+            record(
+                id="a-M2",
+                created_at="2026-01-01T00:00:02.000+00:00",
+                files=(FileRecord("src/g.py", Action.UPDATE, sha(OLD), sha(NEW)),),
+            ),
+            record(
+                id="a-M3",
+                created_at="2026-01-01T00:00:03.000+00:00",
+                files=(FileRecord("docs/x.md", Action.UPDATE, sha(OLD), sha(NEW)),),
+                proposal_json=json.dumps({"objective": "notes"}),
+            ),
+        )
+
+        scope = criterion(judge("run-1", root, record=False).criteria, "scope")
+
+        assert 0.5 == scope.score
+        assert "src/f.py (a-M1)" in scope.reason and "2 milestone(s)" in scope.reason
+
+    def test_only_checks(self, root: Path) -> None:
+        """A run of dry runs only is judged on them (there is nothing else)."""
+        store_records(
+            root, record(status=AttemptStatus.CHECKED, applied_diff="", dry_run=True, files=())
+        )
+
+        judged = judge("run-1", root, kind="run", record=False)
+
+        assert 0.75 == criterion(judged.criteria, "outcome").score
+        assert () == judged.notes
+
+    def test_a_policy_disabled_guard_on_a_revert_is_still_named(self, root: Path) -> None:
+        decisions = (
+            GuardDecision("syntax", FailureCode.SYNTAX_ERROR, True, "disabled by the policy"),
+            GuardDecision("binary", FailureCode.BINARY_FILE, True, "disabled by the policy"),
+        )
+        store_records(
+            root,
+            record(kind=AttemptKind.REVERT, proposal_id="revert:a-X", decisions=decisions),
+        )
+
+        guards = criterion(judge("run-1", root, record=False).criteria, "guards")
+
+        assert "1 disabled by the policy: binary" in guards.reason
+        assert "reverted by a-JUDGE0000000000001" in guards.reason
+
     def test_forced_kinds(self, root: Path) -> None:
         store_records(root, record())
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -15,19 +14,20 @@ from patchsmith.codemod.recipe import (
     DependencyPresent,
     FileExistsCheck,
     NoReference,
+    ParsesCheck,
     PatternPresent,
     Recipe,
     TestsPassCheck,
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.evidence import Evidence, RunSide, Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
-    from patchsmith.verify.report import VerifyReport
+    from patchsmith.verify.report import ProfileOutcome, VerifyReport
 
 __all__ = [
-    "CheckStatus",
     "ProfileRunner",
     "RecipeCheck",
     "check_failures",
@@ -35,46 +35,57 @@ __all__ = [
     "preconditions",
 ]
 
-ProfileRunner = Callable[[Sequence[str]], "VerifyReport"]
-"""Runs the named verification profiles on the workspace with the recipe's changes applied."""
+ProfileRunner = Callable[[Sequence[str], "ProfileSet"], "VerifyReport"]
+"""Runs the named profiles of the set on the workspace with the recipe's changes applied."""
 
-
-class CheckStatus(StrEnum):
-    """The verdict on one recipe condition."""
-
-    PASSED = "passed"
-    FAILED = "failed"
+MAX_LISTED = 20
+"""How many references left a `no_reference` verdict lists (all are counted)."""
 
 
 @dataclass(frozen=True)
 class RecipeCheck:
-    """One condition's verdict, with the evidence for it."""
+    """One condition's verdict (`error`: it could not be established), with the evidence."""
 
     condition: str
-    status: CheckStatus
+    status: Verdict
     evidence: str
     before: bool
     """True for a precondition, False for a postcondition."""
+    hint: str | None = None
+    """For an `error`: what to configure so the condition can be decided."""
 
     def to_json(self) -> dict[str, object]:
         return {"condition": self.condition, "status": self.status.value, "evidence": self.evidence}
 
 
 def _check(condition: str, passed: bool, evidence: str, *, before: bool) -> RecipeCheck:
-    status = CheckStatus.PASSED if passed else CheckStatus.FAILED
+    status = Verdict.PASSED if passed else Verdict.FAILED
     return RecipeCheck(condition, status, evidence, before)
 
 
+def _error(condition: str, evidence: str, hint: str | None = None) -> RecipeCheck:
+    return RecipeCheck(condition, Verdict.ERROR, evidence, False, hint)
+
+
 def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
-    """One PRECONDITION_FAILED or POSTCONDITION_FAILED per failed check."""
+    """One PRECONDITION_FAILED or POSTCONDITION_FAILED per check that did not pass.
+
+    A condition that could not be established (`error`) refuses the run as a failed
+    one does: nothing is reported passed that no tool proved.
+    """
     return [
         PatchFailure(
             FailureCode.PRECONDITION_FAILED if c.before else FailureCode.POSTCONDITION_FAILED,
-            f"{c.condition} failed: {c.evidence}",
+            (
+                f"{c.condition} failed: {c.evidence}"
+                if c.status is Verdict.FAILED
+                else f"{c.condition} could not be established: {c.evidence}"
+            ),
+            hint=c.hint,
             rule=c.condition,
         )
         for c in checks
-        if c.status is CheckStatus.FAILED
+        if c.status is not Verdict.PASSED
     ]
 
 
@@ -140,66 +151,162 @@ def postconditions(
     changed: Mapping[str, bytes],
     work: WorkSet,
     *,
+    root: Path | None = None,
+    scope: Sequence[str] = (),
     profiles: ProfileSet | None = None,
     run_profiles: ProfileRunner | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
-    `compiles` and `tests_pass` are decided by verification profiles when the workspace
-    has them (`profiles`, run through `run_profiles` on the changed tree): the profile
-    the condition names, else every profile of a kind that decides it (build or
-    typecheck for `compiles`, test for `tests_pass`). Without one, by a syntax check.
+    `no_reference` searches every file of `scope` (the files the run reads, under
+    `root`), the changed ones in their new text. `compiles` and `tests_pass` are
+    decided by verification profiles (`codemod.build` picks them; `run_profiles` runs
+    them on the changed tree); where none can decide, the verdict is `error`.
+    `parses` is a syntax check of the changed files only.
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
         if isinstance(post, NoReference):
-            found = _pattern_matches(recipe, post.pattern, work, list(changed))
+            found = _references_left(recipe, post.pattern, changed, work, root, scope)
             if isinstance(found, PatchFailure):
                 return found
-            where = f": {', '.join(found[:5])}" if found else ""
-            evidence = f"{len(found)} match(es) left in {len(changed)} changed file(s){where}"
+            searched = len(set(scope) | set(changed))
+            where = f": {', '.join(found[:MAX_LISTED])}" if found else ""
+            more = f" (and {len(found) - MAX_LISTED} more)" if len(found) > MAX_LISTED else ""
+            evidence = f"{len(found)} reference(s) left in {searched} file(s) in scope{where}{more}"
             results.append(
                 _check(f"no_reference {post.pattern}", not found, evidence, before=False)
             )
-            continue
-        assert isinstance(post, CompilesCheck | TestsPassCheck)
-        names = _deciding_profiles(post, profiles)
-        if names and run_profiles is not None:
-            results.append(_verified(post.type, names, run_profiles(names)))
+        elif isinstance(post, ParsesCheck):
+            results.append(_syntax(changed))
         else:
-            results.append(_syntax(post.type, post.profile, changed))
+            assert isinstance(post, CompilesCheck | TestsPassCheck)
+            results.append(_decided(post, recipe, root, profiles, run_profiles))
     return results
 
 
-def _deciding_profiles(
-    post: CompilesCheck | TestsPassCheck, profiles: ProfileSet | None
-) -> list[str]:
-    """The profiles that decide `post` in this workspace (none: fall back to syntax)."""
-    from patchsmith.verify.profiles import ProfileKind
+def _references_left(
+    recipe: Recipe,
+    pattern: str,
+    changed: Mapping[str, bytes],
+    work: WorkSet,
+    root: Path | None,
+    scope: Sequence[str],
+) -> list[str] | PatchFailure:
+    """`path:line` of every match of `pattern` in the changed texts and the rest of `scope`."""
+    from patchsmith.codemod.backends.astgrep import scan
 
-    if profiles is None:
-        return []
-    if post.profile is not None:
-        return [post.profile] if profiles.get(post.profile) is not None else []
-    kinds = (
-        (ProfileKind.BUILD, ProfileKind.TYPECHECK)
-        if isinstance(post, CompilesCheck)
-        else (ProfileKind.TEST,)
+    found = _pattern_matches(recipe, pattern, work, list(changed))
+    if isinstance(found, PatchFailure):
+        return found
+    rest = [p for p in scope if p not in changed and p.lower().endswith(recipe.language.suffixes)]
+    if rest and root is not None:
+        matches = scan([pattern_rule("condition", pattern, recipe.language)], root, rest)
+        if isinstance(matches, PatchFailure):
+            return matches
+        found.extend(f"{m.path}:{m.line}" for m in matches)
+    return sorted(set(found), key=_by_place)
+
+
+def _by_place(where: str) -> tuple[str, int]:
+    path, _, line = where.rpartition(":")
+    return (path, int(line) if line.isdigit() else 0)
+
+
+def _decided(
+    post: CompilesCheck | TestsPassCheck,
+    recipe: Recipe,
+    root: Path | None,
+    profiles: ProfileSet | None,
+    run_profiles: ProfileRunner | None,
+) -> RecipeCheck:
+    """`compiles` / `tests_pass`: the deciding profiles' verdict, or `error` with what to do."""
+    from patchsmith.codemod.build import deciding_profiles
+
+    if profiles is None or run_profiles is None or root is None:
+        return _error(
+            post.type,
+            "no verification profile was run for it",
+            "run the recipe with its workspace's verification profiles (docs/verify.md)",
+        )
+    deciders = deciding_profiles(post, recipe.language, root, profiles)
+    if not deciders.names:
+        return _error(post.type, deciders.problem, deciders.hint)
+    report = run_profiles(deciders.names, deciders.profile_set)
+    return _verified(post.type, deciders.names, report)
+
+
+def _verdict_of(outcome: ProfileOutcome) -> Verdict:
+    """One profile's verdict: `error` when any of its runs proved nothing.
+
+    Will read `outcome.verdict` once verify's outcomes carry one.
+    """
+    for run in outcome.runs:
+        if run.start_error is not None or run.timed_out or run.exit_code is None:
+            return Verdict.ERROR
+        if _unread(run, outcome.profile):
+            return Verdict.ERROR
+    if not outcome.passed:
+        return Verdict.FAILED
+    return Verdict.PASSED
+
+
+def _unread(run: Evidence, profile: str) -> bool:
+    """A failed run on the changed tree whose output its parser could not read: only the
+    runner's stand-in for the exit status (a profile read by exit code alone names itself
+    as the tool; it is decided by that status)."""
+    return (
+        run.side is not RunSide.BASE
+        and not run.passed
+        and bool(run.failures)
+        and all(f.code == "exit-status" and f.tool != profile for f in run.failures)
     )
-    return sorted(name for name, p in profiles.profiles.items() if p.kind in kinds)
+
+
+def _unproven(outcome: ProfileOutcome) -> str:
+    """Why a profile's runs proved nothing, for the evidence."""
+    for run in outcome.runs:
+        if run.start_error is not None:
+            return f"{outcome.profile} ({run.side.value}) could not start: {run.start_error}"
+        if run.timed_out:
+            return f"{outcome.profile} ({run.side.value}) timed out"
+        if run.exit_code is None:
+            return f"{outcome.profile} ({run.side.value}) did not finish"
+        if _unread(run, outcome.profile):
+            return (
+                f"{outcome.profile} ({run.side.value}) exited {run.exit_code} "
+                "with no failure its parser could read"
+            )
+    return f"{outcome.profile} proved nothing"
 
 
 def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> RecipeCheck:
-    """The verdict of real profile runs: passed unless the change broke what one checks."""
+    """The verdict of real profile runs: passed only when every one ran and nothing broke."""
     if report.errors:
         problem = "; ".join(e.message for e in report.errors)
-        return _check(
-            name, False, f"profiles {', '.join(profiles)} could not run: {problem}", before=False
+        return _error(
+            name,
+            f"profiles {', '.join(profiles)} could not run: {problem}",
+            report.errors[0].hint,
         )
-    broken = [o for o in report.outcomes if not o.passed]
+    verdicts = [(o, _verdict_of(o)) for o in report.outcomes]
+    unproven = [o for o, v in verdicts if v is Verdict.ERROR]
+    if unproven:
+        return _error(
+            name,
+            "; ".join(_unproven(o) for o in unproven),
+            "install the tool or fix its profile (`patchsmith verify --list`), then run again",
+        )
+    broken = [o for o, v in verdicts if v is Verdict.FAILED]
     if not broken:
         done = ", ".join(o.profile for o in report.outcomes)
-        return _check(name, True, f"verified by {done} ({report.level.label})", before=False)
+        preexisting = sum(len(o.preexisting) for o in report.outcomes)
+        before = (
+            f"; {preexisting} failure(s) already there before the change" if preexisting else ""
+        )
+        return _check(
+            name, True, f"verified by {done} ({report.level.label}){before}", before=False
+        )
     parts = []
     for outcome in broken:
         first = outcome.introduced[0] if outcome.introduced else None
@@ -222,10 +329,12 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
     return _check(name, False, "; ".join(parts), before=False)
 
 
-def _syntax(name: str, profile: str | None, changed: Mapping[str, bytes]) -> RecipeCheck:
+def _syntax(changed: Mapping[str, bytes]) -> RecipeCheck:
+    """`parses`: every changed file parses (a syntax check; it proves no compile)."""
     from patchsmith.guards.syntax import parse_problems, python_error
 
     broken = []
+    unknown = []
     for path, data in changed.items():
         text = data.decode("utf-8")
         if path.endswith((".py", ".pyi")):
@@ -233,16 +342,19 @@ def _syntax(name: str, profile: str | None, changed: Mapping[str, bytes]) -> Rec
                 broken.append(path)
             continue
         problems = parse_problems(path, text)
-        if problems is not None and problems.count:
+        if problems is None:
+            unknown.append(path)
+        elif problems.count:
             broken.append(path)
-    how = (
-        f"profile {profile!r} is not available here; checked syntax instead"
-        if profile
-        else "no verification profile decides it here; checked syntax"
-    )
-    evidence = f"{how}: " + (
-        f"{len(broken)} file(s) do not parse: {', '.join(broken[:5])}"
+    if unknown and not broken:
+        return _error(
+            "parses",
+            f"no parser for {len(unknown)} changed file(s): {', '.join(unknown[:5])}",
+            "`parses` needs a language the syntax guard reads; use `compiles` for the others",
+        )
+    evidence = (
+        f"{len(broken)} changed file(s) do not parse: {', '.join(broken[:5])}"
         if broken
-        else f"{len(changed)} changed file(s) parse"
+        else f"{len(changed)} changed file(s) parse (syntax only)"
     )
-    return _check(name, not broken, evidence, before=False)
+    return _check("parses", not broken, evidence, before=False)

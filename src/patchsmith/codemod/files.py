@@ -10,7 +10,7 @@ import pathspec
 
 from patchsmith.codemod.recipe import Recipe
 
-__all__ = ["ALWAYS_EXCLUDED", "select_files"]
+__all__ = ["ALWAYS_EXCLUDED", "language_files", "select_files"]
 
 ALWAYS_EXCLUDED = (".git/", ".patchsmith/", ".hg/", ".svn/", "node_modules/", ".venv/", "venv/")
 """Folders no recipe reads: version control, patchsmith's records, installed dependencies."""
@@ -46,15 +46,30 @@ def select_files(
     `scope.include` (when given) and `narrow_to` (when given), and it matches neither
     `scope.exclude`, the root `.gitignore`, nor `ALWAYS_EXCLUDED`. Symlinks are not followed.
     """
-    exclusions = [*ALWAYS_EXCLUDED, *_gitignore(root), *recipe.scope.exclude]
+    return _walk(root, recipe.suffixes, recipe.scope.include, recipe.scope.exclude, narrow_to)
+
+
+def language_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
+    """Every file with one of `suffixes` a recipe with no scope would read (sorted)."""
+    return _walk(root, suffixes, (), (), ())[0]
+
+
+def _walk(
+    root: Path,
+    suffixes: tuple[str, ...],
+    include_patterns: Iterable[str],
+    exclude_patterns: Iterable[str],
+    narrow_to: Iterable[str],
+) -> tuple[list[str], int]:
+    exclusions = [*ALWAYS_EXCLUDED, *_gitignore(root), *exclude_patterns]
     excluded = _spec(exclusions)
     # Folder-only patterns (`build/`) are decided when the walk meets the folder, which
     # it then skips: the files it does visit need not be matched against them again.
     files_excluded = None if _folders_only(exclusions) else excluded
-    include = _spec(recipe.scope.include) if recipe.scope.include else None
+    includes = list(include_patterns)
+    include = _spec(includes) if includes else None
     narrow = list(narrow_to)
     narrowed = _spec(narrow) if narrow else None
-    suffixes = recipe.suffixes
     chosen: list[str] = []
     left_out = 0
     # os.scandir rather than os.walk: each entry says whether it is a link or a folder

@@ -39,6 +39,7 @@ __all__ = [
     "Language",
     "MethodInvocationReplace",
     "NoReference",
+    "ParsesCheck",
     "PatternPresent",
     "Recipe",
     "RecipeOperation",
@@ -239,29 +240,38 @@ RecipeOperation = Annotated[
 
 
 class NoReference(RecipePart):
-    """An ast-grep pattern matches nowhere in the changed files afterwards."""
+    """An ast-grep pattern matches nowhere in the recipe's scope afterwards (every file read)."""
 
     type: Literal["no_reference"] = "no_reference"
     pattern: str = Field(min_length=1)
 
 
 class CompilesCheck(RecipePart):
-    """The changed code compiles: a verification profile when one is named, else a syntax check."""
+    """The changed code compiles: decided by a build or type-check profile for the recipe's
+    language (the one named, else the workspace's, else the language's default: javac for
+    Java, go build/vet for Go); where none exists the verdict is `error`, never a pass."""
 
     type: Literal["compiles"] = "compiles"
     profile: str | None = None
 
 
 class TestsPassCheck(RecipePart):
-    """The tests pass: a verification profile when one is named, else a syntax check."""
+    """The tests pass: decided by a test profile for the recipe's language (the one named,
+    else the workspace's); where none exists the verdict is `error`, never a pass."""
 
     __test__ = False  # a model, not a pytest class
     type: Literal["tests_pass"] = "tests_pass"
     profile: str | None = None
 
 
+class ParsesCheck(RecipePart):
+    """Every changed file still parses: a syntax check only, which proves no compile."""
+
+    type: Literal["parses"] = "parses"
+
+
 RecipePostcondition = Annotated[
-    NoReference | CompilesCheck | TestsPassCheck, Field(discriminator="type")
+    NoReference | CompilesCheck | TestsPassCheck | ParsesCheck, Field(discriminator="type")
 ]
 
 # -- the recipe ----------------------------------------------------------------------------------
@@ -292,13 +302,14 @@ class Idempotency(RecipePart):
 
 
 # Short forms: the key that stands for the whole condition, and the field its value fills.
-_SHORT_FORMS = {
+_SHORT_FORMS: dict[str, str | None] = {
     "file_exists": "path",
     "dependency_present": "name",
     "pattern_present": "pattern",
     "no_reference": "pattern",
     "compiles": "profile",
     "tests_pass": "profile",
+    "parses": None,
 }
 
 
@@ -311,7 +322,11 @@ def _expand(item: object) -> object:
         ((name, value),) = item.items()
         key = to_snake(name) if isinstance(name, str) else None
         if key in _SHORT_FORMS:
-            return {"type": key} if value is None else {"type": key, _SHORT_FORMS[key]: value}
+            slot = _SHORT_FORMS[key]
+            if value is None:
+                return {"type": key}
+            # `parses` takes no value: keep it where validation names it as an unknown key
+            return {"type": key, slot or "value": value}
     return item
 
 

@@ -101,8 +101,9 @@ def plan_recipe(
 
     With `rerun` (and the recipe's `idempotency.rerun_produces_no_diff`), the recipe is run
     again on its own output and the plan refused (NOT_IDEMPOTENT) if that changes anything.
-    `compiles` / `tests_pass` run the workspace's verification profiles on a private copy
-    with the changes applied (`cache` false: the base run is not cached either).
+    `compiles` / `tests_pass` run verification profiles (the workspace's for the recipe's
+    language, else its default build: `codemod.build`) on a private copy with the changes
+    applied (`cache` false: the base run is not cached either).
     With `rerun_in_background`, the re-run is left running on a thread (most of it is
     ast-grep's own process) while the caller stages the changes: call `plan.settle()`
     before committing anything.
@@ -175,7 +176,13 @@ def plan_recipe(
         with scratch_dir("patchsmith-recipe-") as tmp:
             after = WorkSet.from_texts(changed, Path(tmp))
             post = postconditions(
-                recipe, changed, after, profiles=profiles, run_profiles=run_profiles
+                recipe,
+                changed,
+                after,
+                root=root,
+                scope=files,
+                profiles=profiles,
+                run_profiles=run_profiles,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
@@ -203,8 +210,8 @@ def _profile_runner(
         return profiles, None
     changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
 
-    def run(names: Sequence[str]) -> VerifyReport:
-        report = verify_changes(root, changes, names, profile_set=profiles, cache=cache)
+    def run(names: Sequence[str], profile_set: ProfileSet) -> VerifyReport:
+        report = verify_changes(root, changes, names, profile_set=profile_set, cache=cache)
         plan.evidence.extend(report.evidence)
         return report
 

@@ -196,7 +196,7 @@ def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     )
 
 
-_VERIFICATION_CHECKS = ("compiles", "tests_pass")
+_VERIFICATION_CHECKS = ("compiles", "tests_pass", "parses")
 
 
 def _refusal(errors: Sequence[PatchFailure]) -> FleetStatus:

@@ -23,7 +23,7 @@ from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.workspace import Workspace
-from patchsmith.store import DB_FILE_NAME, AttemptRecord, AttemptStatus, Store
+from patchsmith.store import DB_FILE_NAME, AttemptKind, AttemptRecord, AttemptStatus, Store
 
 __all__ = [
     "DEFAULT_LINES_PER_FILE",
@@ -186,11 +186,18 @@ def judge(
     wanted = None if kind is None else SubjectKind(kind)
     with Store.open(database.parent) as store:
         records, subject_kind, subject = _subject(store, subject, wanted)
+    notes: list[str] = []
     if subject_kind is SubjectKind.ATTEMPT:
         criteria = _attempt_criteria(workspace, records[0])
     else:
+        # A dry run (`--check`) is a check, recorded with the run but never one of its
+        # attempts: a refused preview must not be the run's last attempt.
+        attempts = [r for r in records if not r.is_check]
+        checks = len(records) - len(attempts)
+        if checks and attempts:
+            notes.append(f"{checks} dry run(s) recorded as checks, not judged as attempts")
+        records = attempts or records
         criteria = _run_criteria(workspace, records)
-    notes: list[str] = []
     if hook is not None:
         extra = _hooked(hook, hook_weight, subject, subject_kind, records, criteria)
         if isinstance(extra, str):
@@ -315,7 +322,7 @@ def _run_criteria(workspace: Workspace, records: list[AttemptRecord]) -> tuple[C
         _outcome(records),
         _guards(written or records[-1:]),
         _verification(written or records[-1:], proposal),
-        _scope(paths, proposal),
+        _run_scope(records),
         _size(lines or _changed_lines(written), len(paths), proposal),
         drift,
         _test_added(paths, proposal),
@@ -342,16 +349,33 @@ def _outcome(records: Sequence[AttemptRecord]) -> Criterion:
 
 
 def _guards(records: Sequence[AttemptRecord]) -> Criterion:
+    from patchsmith.pipeline.revert import CONTENT_GUARDS
+
     decisions = [d for r in records for d in r.decisions]
     if not decisions:
         return Criterion("guards", 0.0, 2.0, "no guard ran", applies=False)
     failed = sorted({d.name for d in decisions if not d.passed})
-    disabled = sorted({d.name for d in decisions if d.detail == "disabled by the policy"})
     if failed:
         return Criterion("guards", 0.0, 2.0, "failed: " + ", ".join(failed), blocking=True)
+    # A revert turns the content guards off by design (it writes back bytes the files
+    # had): that is the revert, not the policy disabling them.
+    disabled: set[str] = set()
+    reverts: list[str] = []
+    for record in records:
+        off = {d.name for d in record.decisions if d.detail == "disabled by the policy"}
+        if record.kind is AttemptKind.REVERT:
+            if off & set(CONTENT_GUARDS):
+                reverts.append(record.id)
+            off -= set(CONTENT_GUARDS)
+        disabled |= off
     reason = f"{len({d.name for d in decisions})} guards passed"
     if disabled:
-        reason += f" ({len(disabled)} disabled by the policy: {', '.join(disabled)})"
+        reason += f" ({len(disabled)} disabled by the policy: {', '.join(sorted(disabled))})"
+    if reverts:
+        reason += (
+            f"; reverted by {', '.join(reverts)}, which writes back the bytes the files had "
+            "(the content guards are off for a revert)"
+        )
     return Criterion("guards", 1.0, 2.0, reason, blocking=True)
 
 
@@ -409,6 +433,50 @@ def _scope(paths: Sequence[str], proposal: dict[str, object] | None) -> Criterio
         else f"all {len(paths)} files are among expected_files"
     )
     return Criterion("scope", score, 2.0, reason)
+
+
+def _run_scope(records: Sequence[AttemptRecord]) -> Criterion:
+    """Scope per milestone: each attempt's files against its own proposal's expected_files.
+
+    Reverts, and the attempts they undid, changed nothing that stayed: not counted.
+    """
+    from patchsmith.pipeline.revert import REVERT_PREFIX
+    from patchsmith.policy import matches
+
+    undone = {
+        r.proposal_id.removeprefix(REVERT_PREFIX)
+        for r in records
+        if r.kind is AttemptKind.REVERT and r.status in _WRITTEN
+    }
+    kept = [
+        r
+        for r in records
+        if r.status in _WRITTEN and r.kind is not AttemptKind.REVERT and r.id not in undone
+    ]
+    measured = total = 0
+    outside: list[str] = []
+    for record in kept:
+        expected = _strings((_proposal(record.proposal_json) or {}).get("expected_files"))
+        if not expected:
+            continue
+        measured += 1
+        for path in _paths([record]):
+            total += 1
+            if not matches(expected, path):
+                outside.append(f"{path} ({record.id})")
+    if not measured:
+        return Criterion("scope", 0.0, 2.0, "no expected_files to compare with", applies=False)
+    if not total:
+        return Criterion("scope", 1.0, 2.0, "no file changed")
+    left = f"; {len(undone)} reverted attempt(s) not counted" if undone else ""
+    reason = (
+        "outside their attempt's expected_files: " + ", ".join(outside)
+        if outside
+        else f"all {total} changed files are among their attempt's expected_files"
+    )
+    return Criterion(
+        "scope", 1.0 - len(outside) / total, 2.0, f"{reason} ({measured} milestone(s)){left}"
+    )
 
 
 def _size(lines: int, files: int, proposal: dict[str, object] | None) -> Criterion:
