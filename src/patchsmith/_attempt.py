@@ -285,9 +285,11 @@ def _read_head(git_dir: Path) -> str | None:
 def _ask_git(root: Path) -> str | None:
     import subprocess  # a plain repository's HEAD is read from its files, without git
 
+    from patchsmith.runtime.gitcmd import git_argv
+
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            git_argv("rev-parse", "--verify", "--quiet", "HEAD"),
             cwd=root,
             capture_output=True,
             text=True,

@@ -1,0 +1,48 @@
+"""`freeze` (and every internal git call) runs none of the repository's hooks or fsmonitor."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import patchsmith
+
+from .gitrepo import git, make_repo
+from .test_freeze import APP, FIRST, README, run_attempts
+
+HOOKS = ("reference-transaction", "post-index-change", "pre-commit", "post-commit")
+
+
+def plant_hooks(repo: Path, markers: Path) -> None:
+    """Hooks and an fsmonitor command that each leave a marker file when git runs them."""
+    markers.mkdir()
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in (*HOOKS, "fsmonitor"):
+        script = hooks / name
+        script.write_text(f"#!/bin/sh\ntouch '{markers / name}'\n")
+        script.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", str(hooks / "fsmonitor"))
+
+
+def test_the_planted_hooks_run_under_plain_git(tmp_path: Path) -> None:
+    # the planted hooks are real: plain git runs them (so the test below can fail)
+    repo = make_repo(tmp_path / "repo", {"app.py": APP, "README.md": README})
+    plant_hooks(repo, tmp_path / "markers")
+    git(repo, "update-ref", "refs/heads/probe", "HEAD")
+    git(repo, "status")
+    assert (tmp_path / "markers" / "reference-transaction").exists()
+    assert (tmp_path / "markers" / "fsmonitor").exists()
+
+
+def test_freeze_runs_no_hook_and_no_fsmonitor(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": APP, "README.md": README})
+    run_attempts(repo, "r1", FIRST)
+    markers = tmp_path / "markers"
+    plant_hooks(repo, markers)
+
+    frozen = patchsmith.freeze("r1", repo)
+
+    assert frozen.branch == "patchsmith/r1"
+    assert git(repo, "rev-parse", "patchsmith/r1").strip() == frozen.commit
+    assert os.listdir(markers) == []
