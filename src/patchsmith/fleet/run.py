@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -16,9 +18,10 @@ from patchsmith.fleet.change import ChangeKind, ChangeSpec, resolve_change
 from patchsmith.fleet.executors import ExecutorKind, default_workers, make_executor
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import RepoResult
-from patchsmith.fleet.store import FleetStore
+from patchsmith.fleet.store import STORE_FILE, FleetStore
 from patchsmith.fleet.summary import FleetSummary
-from patchsmith.fleet.unit import DEFAULT_TIMEOUT, WorkUnit, folder_prefix
+from patchsmith.fleet.unit import CHECKOUT_MARKER, DEFAULT_TIMEOUT, WorkUnit, folder_prefix
+from patchsmith.runtime.statedir import StateDirUnsafe, check_entry, ensure_subdir
 
 __all__ = [
     "DEFAULT_RUNS_DIR",
@@ -36,6 +39,9 @@ FleetProgress = Callable[[RepoResult | None, int, int], None]
 """Called with (the result that just landed or None at the start, done, total)."""
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+WORK_DIR = "work"
+LOCK_FILE = ".lock"
 
 
 def default_run_id(change: ChangeSpec, repos: Sequence[RepoSpec]) -> str:
@@ -56,19 +62,50 @@ def _batches(units: Sequence[WorkUnit], size: int) -> Iterator[list[WorkUnit]]:
         yield list(units[start : start + size])
 
 
+def unsafe_run_folder(exc: StateDirUnsafe) -> PatchFailure:
+    """STATE_DIR_UNSAFE for a run folder entry that is a link, the wrong kind or foreign."""
+    return PatchFailure(
+        FailureCode.STATE_DIR_UNSAFE,
+        f"refusing to use {exc.filename}: {exc.reason}",
+        hint="a fleet run folder, its work/, .lock and fleet.db are never used through a "
+        "link; remove it (nothing was read, written or deleted through it) or pass "
+        "another --run-id",
+        rule="fleet_run",
+    )
+
+
+def prepare_run_dir(run_dir: Path) -> None:
+    """Make (or check) `run_dir` and its `work/`, refusing any link in them.
+
+    Raises `StateDirUnsafe` for a run folder, `work/`, `.lock` or `fleet.db` (and its
+    WAL files) that is a symlink, the wrong kind of file or another user's; `OSError`
+    when the disk fails. The runs folder above is the caller's choice and may be a link.
+    """
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    ensure_subdir(run_dir)
+    ensure_subdir(run_dir / WORK_DIR)
+    for name in (LOCK_FILE, STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"):
+        check_entry(run_dir / name, directory=False)
+
+
 class _RunLock:
     """An exclusive lock on the run folder: two processes never run one run at once.
 
     An advisory `flock`, so the kernel releases it when its holder dies, even by SIGKILL.
+    The lock file is never opened through a link (`StateDirUnsafe`).
     """
 
     def __init__(self, run_dir: Path) -> None:
-        self._path = run_dir / ".lock"
+        self._path = run_dir / LOCK_FILE
         self._fd: int | None = None
 
     def acquire(self) -> bool:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StateDirUnsafe(self._path, "it is a symlink") from None
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -161,7 +198,24 @@ def run_fleet(
         )
     run_dir = Path(runs_dir) / run_id
     lock = _RunLock(run_dir)
-    if not lock.acquire():
+    try:
+        prepare_run_dir(run_dir)
+        locked = lock.acquire()
+    except StateDirUnsafe as exc:
+        return _failed(run_id, runs_dir, unsafe_run_folder(exc), spec)
+    except OSError as exc:
+        return _failed(
+            run_id,
+            runs_dir,
+            PatchFailure(
+                FailureCode.IO_ERROR,
+                f"cannot prepare the run folder {os.fspath(run_dir)!r}: {exc}",
+                hint="check that the runs folder is writable",
+                rule="fleet_run",
+            ),
+            spec,
+        )
+    if not locked:
         return _failed(
             run_id,
             runs_dir,
@@ -216,8 +270,11 @@ def _run(
         finished = store.finished(retry_errors=retry_errors)
         todo = [r for r in listed if r.key not in finished]
         skipped = len(listed) - len(todo)
-        workdir = os.fspath((run_dir / "work").absolute())
-        _sweep(Path(workdir), finished)
+        workdir = os.fspath((run_dir / WORK_DIR).absolute())
+        try:
+            _sweep(Path(workdir), finished)
+        except StateDirUnsafe as exc:
+            return _failed(run_id, run_dir.parent, unsafe_run_folder(exc), spec)
         units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts) for r in todo]
         errors: tuple[PatchFailure, ...] = ()
         name = kind.value
@@ -267,13 +324,44 @@ def _run(
 
 
 def _sweep(workdir: Path, finished: set[str]) -> None:
-    """Remove the work folders a killed run left behind (kept checkouts of finished ones stay)."""
-    if not workdir.is_dir():
+    """Remove the work folders a killed run left behind (kept checkouts of finished ones stay).
+
+    Only folders a worker made (named `repo-…`, holding its marker file) are removed,
+    each a real directory opened without following a link, and `shutil.rmtree` never
+    follows a link inside one. `StateDirUnsafe` when `work/` itself is a link.
+    """
+    try:
+        fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except FileNotFoundError:
         return
-    keep = {folder_prefix(key) for key in finished}
-    for folder in workdir.iterdir():
-        if not any(folder.name.startswith(prefix) for prefix in keep):
-            shutil.rmtree(folder, ignore_errors=True)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise StateDirUnsafe(workdir, "it is a symlink or not a directory") from None
+        raise
+    try:
+        keep = {folder_prefix(key) for key in finished}
+        with os.scandir(fd) as entries:
+            names = [
+                e.name
+                for e in entries
+                if e.name.startswith("repo-") and e.is_dir(follow_symlinks=False)
+            ]
+        for name in names:
+            if any(name.startswith(prefix) for prefix in keep):
+                continue
+            if _marked(fd, name):
+                shutil.rmtree(name, ignore_errors=True, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _marked(work_fd: int, name: str) -> bool:
+    """Whether folder `name` holds the marker a worker writes when it makes a checkout folder."""
+    try:
+        info = os.stat(f"{name}/{CHECKOUT_MARKER}", dir_fd=work_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def _repo_list(
@@ -317,11 +405,11 @@ def open_run(
 ) -> tuple[FleetStore, Path] | PatchFailure:
     """The store of `run`: a run id under `runs_dir`, a run folder, or its `fleet.db`."""
     path = Path(run)
-    candidates = [path.parent] if path.name == "fleet.db" else [path, Path(runs_dir) / path]
+    candidates = [path.parent] if path.name == STORE_FILE else [path, Path(runs_dir) / path]
     if _RUN_ID.fullmatch(os.fspath(run)):
         candidates.reverse()  # a bare id names a run under runs_dir first
     for folder in candidates:
-        if (folder / "fleet.db").is_file():
+        if os.path.lexists(folder / STORE_FILE):
             store = FleetStore.open(folder, create=False)
             if isinstance(store, PatchFailure):
                 return store
