@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, resolve_change
 from patchsmith.fleet.executors import ExecutorKind, default_workers, make_executor
+from patchsmith.fleet.lifeline import stop_on_signals
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import RepoResult
 from patchsmith.fleet.store import STORE_FILE, FleetStore
@@ -264,10 +266,13 @@ def _run(
     if isinstance(store, PatchFailure):
         return _failed(run_id, run_dir.parent, store, spec)
     with store:
-        conflict = store.begin(run_id, spec, listed)
+        try:
+            conflict = store.begin(run_id, spec, listed)
+            finished = store.finished(retry_errors=retry_errors)
+        except STORE_DAMAGE as exc:
+            return _failed(run_id, run_dir.parent, damaged_store(store.path, exc), spec)
         if conflict is not None:
             return _failed(run_id, run_dir.parent, conflict, spec)
-        finished = store.finished(retry_errors=retry_errors)
         todo = [r for r in listed if r.key not in finished]
         skipped = len(listed) - len(todo)
         workdir = os.fspath((run_dir / WORK_DIR).absolute())
@@ -282,31 +287,34 @@ def _run(
         if progress is not None:
             progress(None, skipped, len(listed))
         if units:
-            chosen = make_executor(kind, workers=workers, scheduler=scheduler)
-            if isinstance(chosen, PatchFailure):
-                errors = (chosen,)
-            else:
-                used = chosen.workers
-                session = store.start_session(name, used)
-                done = skipped
-                landed = 0
-                try:
-                    for results in chosen.run(_batches(units, batch)):
-                        for result in results:
-                            store.record(result, name)
-                            done += 1
-                            landed += 1
-                            if progress is not None:
-                                progress(result, done, len(listed))
-                except BaseException:
-                    # Ctrl-C or a failing callback: what landed is committed; stop the rest
-                    chosen.close(abort=True)
-                    raise
+            with stop_on_signals():
+                chosen = make_executor(kind, workers=workers, scheduler=scheduler)
+                if isinstance(chosen, PatchFailure):
+                    errors = (chosen,)
                 else:
-                    chosen.close()
-                finally:
-                    store.end_session(session, landed)
-        summary = fleet_summary(store, run_dir)
+                    used = chosen.workers
+                    session = store.start_session(name, used)
+                    done = skipped
+                    landed = 0
+                    try:
+                        for results in chosen.run(_batches(units, batch)):
+                            for result in results:
+                                store.record(result, name)
+                                done += 1
+                                landed += 1
+                                if progress is not None:
+                                    progress(result, done, len(listed))
+                    except BaseException:
+                        # Ctrl-C or a failing callback: what landed is committed; stop the rest
+                        chosen.close(abort=True)
+                        raise
+                    else:
+                        chosen.close()
+                    finally:
+                        store.end_session(session, landed)
+        summary = checked_summary(store, run_dir)
+    if isinstance(summary, PatchFailure):
+        return _failed(run_id, run_dir.parent, summary, spec)
     return FleetSummary(
         summary.run_id,
         summary.run_dir,
@@ -419,6 +427,46 @@ def open_run(
         f"no fleet run {os.fspath(run)!r} (looked in {', '.join(map(str, candidates))})",
         hint="name a run id under --runs-dir, a run folder, or its fleet.db",
     )
+
+
+STORE_DAMAGE = (
+    sqlite3.Error,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    AssertionError,
+    RecursionError,
+)
+"""What reading a tampered or damaged fleet store can raise (a bad row, value or JSON)."""
+
+
+def damaged_store(path: Path, exc: BaseException) -> PatchFailure:
+    """The IO_ERROR for a fleet store whose rows cannot be read back."""
+    return PatchFailure(
+        FailureCode.IO_ERROR,
+        f"the fleet store {os.fspath(path)} is damaged or was edited by hand: "
+        f"{type(exc).__name__}: {exc}"[:500],
+        file=os.fspath(path),
+        hint="restore fleet.db from a copy, or start the run again under another --run-id",
+        rule="fleet_store",
+    )
+
+
+def checked_summary(store: FleetStore, run_dir: Path) -> FleetSummary | PatchFailure:
+    """`fleet_summary`, rendered once as text and JSON to prove every row reads back.
+
+    A tampered or damaged store (a row that is not JSON, an unknown status, a value of
+    the wrong type, a missing table) is an IO_ERROR naming the store, never a traceback.
+    """
+    try:
+        summary = fleet_summary(store, run_dir)
+        summary.to_text()
+        summary.to_json()
+    except STORE_DAMAGE as exc:
+        return damaged_store(store.path, exc)
+    return summary
 
 
 def fleet_summary(store: FleetStore, run_dir: Path) -> FleetSummary:

@@ -34,6 +34,7 @@ from typing import IO
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, policy_from_text
 from patchsmith.fleet.checkout import checkout
+from patchsmith.fleet.lifeline import PARENT_ENV
 from patchsmith.fleet.repos import RepoSpec
 from patchsmith.fleet.result import FleetStatus, RepoResult
 from patchsmith.runtime.statedir import StateDirUnsafe, ensure_subdir
@@ -298,7 +299,7 @@ class WorkerProcess:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             start_new_session=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", PARENT_ENV: str(os.getpid())},
         )
         assert process.stdout is not None
         self._process = process
