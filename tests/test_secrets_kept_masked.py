@@ -81,7 +81,8 @@ def test_a_proposal_refused_for_a_secret_keeps_valid_masked_json(root: Path) -> 
 
 
 def test_an_applied_change_is_kept_exactly(root: Path) -> None:
-    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def connect():\n-    return None\n+    return 1\n"
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def connect():\n"
+    diff += "-    return None\n+    return 1\n"
 
     report = patchsmith.apply(diff, root)
 
