@@ -43,7 +43,7 @@ from patchsmith.mcp.arguments import (
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
-from patchsmith.policy import Policy, load_policy
+from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.report import ApplyReport
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.textfile import TextFile
@@ -211,6 +211,7 @@ class Toolbox:
         return self._read(relative, args.start_line, args.end_line)
 
     def _read(self, relative: str, start: int | None, end: int | None) -> ToolResult:
+        self._refuse_forbidden(relative)
         read = self._workspace.read(relative)
         if isinstance(read, PatchFailure):
             raise _Refused(read)
@@ -243,6 +244,27 @@ class Toolbox:
         }
         header = f"{relative} (sha256 {read.sha256}; lines {first}-{last} of {total})"
         return ToolResult(content, f"{header}\n{numbered}" if numbered else header)
+
+    def _refuse_forbidden(self, relative: str) -> None:
+        """FORBIDDEN_PATH for a file the policy forbids (by its name or its link's target).
+
+        A forbidden file (`.env`, `secrets/**`) is one no edit may touch; its content is
+        not handed to the model either, in clear or masked.
+        """
+        if not self.policy.forbidden or not self.policy.guard_enabled("forbidden_paths"):
+            return
+        names = {relative, self._workspace.canonical(relative, follow_final=True)}
+        if any(matches(self.policy.forbidden, name) for name in names):
+            raise _Refused(
+                PatchFailure(
+                    FailureCode.FORBIDDEN_PATH,
+                    f"path is forbidden: {relative} (the policy keeps it from being read or "
+                    "written through the server)",
+                    file=relative,
+                    hint="forbidden: " + ", ".join(self.policy.forbidden),
+                    rule="forbidden_paths",
+                )
+            )
 
     def view(self, args: ViewArgs) -> ToolResult:
         """A file's numbered lines (`view_range` for some), or a directory's listing."""
