@@ -149,3 +149,68 @@ def test_the_sweep_removes_only_marked_folders_and_follows_no_link(
     assert (unmarked / "notes.txt").is_file()
     assert linked.is_symlink()
     assert listing(target) == before
+
+
+def test_the_sweep_and_the_lock_never_go_through_a_link(tmp_path: Path) -> None:
+    from patchsmith.fleet.run import _RunLock, _sweep
+    from patchsmith.runtime.statedir import StateDirUnsafe
+
+    target = precious(tmp_path / "home")
+    before = listing(target)
+    (tmp_path / "work").symlink_to(target)
+    (tmp_path / ".lock").symlink_to(tmp_path / "lock-target")
+
+    with pytest.raises(StateDirUnsafe):
+        _sweep(tmp_path / "work", set())
+    with pytest.raises(StateDirUnsafe):
+        _RunLock(tmp_path).acquire()
+    _sweep(tmp_path / "absent", set())  # nothing to sweep
+
+    assert listing(target) == before
+    assert not (tmp_path / "lock-target").exists()
+
+
+def test_a_runs_folder_that_is_a_file_is_an_io_error(fleet: Path, tmp_path: Path) -> None:
+    (tmp_path / "runs").write_text("not a folder\n")
+
+    summary = run_fleet("unittest-to-assert", fleet, runs_dir=tmp_path / "runs", run_id="r")
+
+    assert [e.code for e in summary.errors] == [FailureCode.IO_ERROR]
+
+
+def test_a_worker_makes_no_checkout_through_a_linked_work_folder(
+    fleet: Path, tmp_path: Path
+) -> None:
+    from patchsmith.fleet import RepoSpec, WorkUnit, resolve_change, run_unit
+    from patchsmith.fleet.result import FleetStatus
+
+    spec = resolve_change("unittest-to-assert")
+    assert not isinstance(spec, PatchFailure)
+    key = str(fleet.parent / "repo0000")
+    target = precious(tmp_path / "home")
+    before = listing(target)
+    (tmp_path / "work").symlink_to(target)
+    (tmp_path / "file").write_text("not a folder\n")
+
+    linked = run_unit(WorkUnit(RepoSpec(key, key, None), spec, str(tmp_path / "work")))
+    blocked = run_unit(WorkUnit(RepoSpec(key, key, None), spec, str(tmp_path / "file" / "w")))
+
+    assert linked.status is FleetStatus.ERROR
+    assert [e.code for e in linked.errors] == [FailureCode.STATE_DIR_UNSAFE]
+    assert blocked.status is FleetStatus.ERROR
+    assert [e.code for e in blocked.errors] == [FailureCode.IO_ERROR]
+    assert listing(target) == before
+
+
+def test_a_worker_marks_the_checkout_folders_it_makes(fleet: Path, tmp_path: Path) -> None:
+    from patchsmith.fleet import RepoSpec, WorkUnit, resolve_change, run_unit
+
+    spec = resolve_change("unittest-to-assert")
+    assert not isinstance(spec, PatchFailure)
+    key = str(fleet.parent / "repo0000")
+
+    run_unit(WorkUnit(RepoSpec(key, key, None), spec, str(tmp_path / "work"), keep_checkout=True))
+
+    (kept,) = (tmp_path / "work").iterdir()
+    assert kept.name.startswith(folder_prefix(key))
+    assert (kept / CHECKOUT_MARKER).is_file()

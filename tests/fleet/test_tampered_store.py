@@ -89,3 +89,12 @@ def test_a_store_that_is_not_a_database(runs: Path) -> None:
     answer = fleet_report("done", runs_dir=runs)
 
     assert isinstance(answer, PatchFailure) and answer.code is FailureCode.IO_ERROR
+
+
+def test_a_run_whose_run_table_was_replaced_is_a_clear_error(runs: Path, small_fleet: Path) -> None:
+    tamper(runs, TAMPERING["run row of the wrong shape"])
+
+    summary = run_fleet("unittest-to-assert", small_fleet, runs_dir=runs, run_id="done")
+
+    assert [e.code for e in summary.errors] == [FailureCode.IO_ERROR]
+    assert "damaged" in summary.errors[0].message
