@@ -21,7 +21,7 @@ def _root(tmp_path: Path) -> Path:
         tmp_path / "repo",
         {
             "patchsmith.toml": POLICY,
-            ".env": f"STRIPE_KEY={SECRET}\n".encode(),
+            ".env": f"STRIPE_KEY={SECRET}\nDEBUG=visible-setting\n".encode(),
             "secrets/prod.txt": f"{SECRET}\n".encode(),
             "app.py": b"print('hi')\n",
         },
@@ -61,3 +61,24 @@ def test_with_the_guard_off_the_file_reads(root: Path) -> None:
     result = Toolbox(root).call("read_file", {"path": ".env"})
 
     assert not result.is_error and SECRET in result.text
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("str_replace", {"path": ".env", "old_str": "DEBUG=visible-settinx", "new_str": "X=1"}),
+        ("insert", {"path": ".env", "insert_line": 99, "new_str": "X=1\n"}),
+        (
+            "apply",
+            {"patch": "--- a/.env\n+++ b/.env\n@@ -2 +2 @@\n-DEBUG=visible-settinx\n+X=1\n"},
+        ),
+    ],
+)
+def test_a_refused_edit_of_a_forbidden_file_shows_none_of_its_lines(
+    root: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    result = Toolbox(root).call(tool, arguments)
+
+    assert result.is_error
+    assert "visible-setting" not in result.text + str(result.content)
+    assert SECRET not in result.text + str(result.content)

@@ -251,10 +251,7 @@ class Toolbox:
         A forbidden file (`.env`, `secrets/**`) is one no edit may touch; its content is
         not handed to the model either, in clear or masked.
         """
-        if not self.policy.forbidden or not self.policy.guard_enabled("forbidden_paths"):
-            return
-        names = {relative, self._workspace.canonical(relative, follow_final=True)}
-        if any(matches(self.policy.forbidden, name) for name in names):
+        if self._forbidden(relative):
             raise _Refused(
                 PatchFailure(
                     FailureCode.FORBIDDEN_PATH,
@@ -265,6 +262,19 @@ class Toolbox:
                     rule="forbidden_paths",
                 )
             )
+
+    def _forbidden(self, path: str) -> bool:
+        """Whether the policy forbids `path` (by its name, or its link's target)."""
+        if not self.policy.forbidden or not self.policy.guard_enabled("forbidden_paths"):
+            return False
+        if matches(self.policy.forbidden, path):
+            return True
+        resolved = self._workspace.resolve(path)
+        if isinstance(resolved, PatchFailure):
+            return False
+        return matches(
+            self.policy.forbidden, self._workspace.canonical(resolved, follow_final=True)
+        )
 
     def view(self, args: ViewArgs) -> ToolResult:
         """A file's numbered lines (`view_range` for some), or a directory's listing."""
@@ -446,10 +456,20 @@ class Toolbox:
             read = self._workspace.read(resolved) if self._workspace.lexists(resolved) else None
             if not isinstance(read, PatchFailure):
                 before[key] = (resolved, read)
-        report = run()
+        report = self._without_forbidden_excerpts(run())
         if report.written:
             self._remember(report, before)
         return report
+
+    def _without_forbidden_excerpts(self, report: ApplyReport) -> ApplyReport:
+        """`report` without the excerpts of files the policy forbids (their lines stay home)."""
+        if not any(f.excerpt and f.file and self._forbidden(f.file) for f in report.errors):
+            return report
+        errors = tuple(
+            replace(f, excerpt=None) if f.excerpt and f.file and self._forbidden(f.file) else f
+            for f in report.errors
+        )
+        return replace(report, errors=errors)
 
     def _remember(
         self, report: ApplyReport, before: Mapping[str, tuple[str, TextFile | None]]
@@ -511,7 +531,7 @@ class Toolbox:
         report = propose(
             proposal, self.root, check=args.check, record=self.record, policy=self.policy
         )
-        return from_report(report)
+        return from_report(self._without_forbidden_excerpts(report))
 
     def run_recipe(self, args: RunRecipeArgs) -> ToolResult:
         """Run a codemod recipe: a dry run (the diff), or applied all or nothing."""
