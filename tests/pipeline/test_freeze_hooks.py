@@ -46,3 +46,31 @@ def test_freeze_runs_no_hook_and_no_fsmonitor(tmp_path: Path) -> None:
     assert frozen.branch == "patchsmith/r1"
     assert git(repo, "rev-parse", "patchsmith/r1").strip() == frozen.commit
     assert os.listdir(markers) == []
+
+
+def test_git_argv_turns_hooks_fsmonitor_and_templates_off() -> None:
+    from patchsmith.runtime.gitcmd import git_argv
+
+    off = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
+    assert git_argv("update-ref", "refs/x", "HEAD") == ["git", *off, "update-ref", "refs/x", "HEAD"]
+    assert git_argv("clone", "--quiet", "src") == [
+        "git",
+        *off,
+        "clone",
+        "--template=",
+        "--quiet",
+        "src",
+    ]
+    assert git_argv("init") == ["git", *off, "init", "--template="]
+
+
+def test_no_internal_git_call_is_spelled_by_hand() -> None:
+    # every git argv in the source goes through git_argv (so none forgets the switches)
+    src = Path(__file__).resolve().parents[2] / "src" / "patchsmith"
+    offenders = [
+        f"{path.relative_to(src)}:{number}"
+        for path in src.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if '["git"' in line and path.name != "gitcmd.py"
+    ]
+    assert offenders == []
