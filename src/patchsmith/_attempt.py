@@ -285,9 +285,11 @@ def _read_head(git_dir: Path) -> str | None:
 def _ask_git(root: Path) -> str | None:
     import subprocess  # a plain repository's HEAD is read from its files, without git
 
+    from patchsmith.runtime.gitcmd import git_argv
+
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            git_argv("rev-parse", "--verify", "--quiet", "HEAD"),
             cwd=root,
             capture_output=True,
             text=True,
@@ -331,6 +333,9 @@ class Attempt:
         if report.check and status is not AttemptStatus.REFUSED:
             status = AttemptStatus.CHECKED
         written = status in (AttemptStatus.APPLIED, AttemptStatus.PARTIAL)
+        kept = _Inputs(self.input_text, staged_diff, self.proposal_json, report.errors)
+        if any(f.code is FailureCode.SECRET_ADDED for f in report.errors):
+            kept = kept.masked(changes)
         rec = AttemptRecord(
             run_id=self.run_id,
             proposal_id=self.proposal_id,
@@ -340,13 +345,13 @@ class Attempt:
             created_at=self.created_at,
             finished_at=_now(),
             base_commit=self.base_commit,
-            input_text=_storable(self.input_text),
-            staged_diff=_storable(staged_diff),
+            input_text=_storable(kept.input_text),
+            staged_diff=_storable(kept.staged_diff),
             applied_diff=_storable(report.diff) if written else "",
             files=tuple(_storable_file(FileRecord.from_change(c)) for c in changes),
-            failures=tuple(_storable_failure(f) for f in report.errors),
+            failures=tuple(_storable_failure(f) for f in kept.failures),
             decisions=tuple(_stored(d) for d in report.decisions),
-            proposal_json=self.proposal_json,
+            proposal_json=kept.proposal_json,
             evidence=report.evidence,
             dry_run=report.check,
         )
@@ -366,6 +371,43 @@ class Attempt:
             )
             return replace(report, errors=(*report.errors, *unrecorded))
         return replace(report, attempt_id=attempt_id)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What a record keeps of the attempt's inputs: the reply, staged diff, proposal, failures."""
+
+    input_text: str
+    staged_diff: str
+    proposal_json: str | None
+    failures: tuple[PatchFailure, ...]
+
+    def masked(self, changes: Sequence[FileChange]) -> _Inputs:
+        """The same with every credential the secret guard flags in `changes` masked.
+
+        A change refused with SECRET_ADDED must not keep its credential in the store:
+        the values the guard flagged are masked wherever they appear, and every line it
+        would flag is masked as in an excerpt. The applied diff is never masked (only
+        changes that passed the guards are in it, and `revert`/`replay` need it exact).
+        """
+        from patchsmith.guards.secrets import secret_values
+        from patchsmith.runtime.excerpts import masked_json, masked_text
+
+        values = secret_values(changes)
+        paths = ("", *dict.fromkeys(c.path for c in changes))
+        return _Inputs(
+            masked_text(self.input_text, paths, values),
+            masked_text(self.staged_diff, paths, values),
+            None if self.proposal_json is None else masked_json(self.proposal_json, paths, values),
+            tuple(
+                replace(
+                    f,
+                    message=masked_text(f.message, paths, values),
+                    excerpt=None if f.excerpt is None else masked_text(f.excerpt, paths, values),
+                )
+                for f in self.failures
+            ),
+        )
 
 
 # Failures whose `file` may name a place outside the workspace: never read those.

@@ -39,6 +39,7 @@ from patchsmith.proposal import (
     SyntaxValid,
 )
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitcmd import git_argv
 
 __all__ = [
     "ConditionResult",
@@ -142,7 +143,7 @@ def _base_commit(pre: BaseCommitMatch, root: Path) -> ConditionResult:
     kind = PreconditionType.BASE_COMMIT_MATCH
     try:
         completed = subprocess.run(
-            ["git", "rev-parse", "--verify", "HEAD"],
+            git_argv("rev-parse", "--verify", "HEAD"),
             cwd=root,
             capture_output=True,
             text=True,

@@ -20,6 +20,7 @@ from patchsmith.fleet import (
 from patchsmith.fleet.executors import DaskExecutor
 from patchsmith.fleet.run import _RunLock, default_run_id, open_run
 from patchsmith.fleet.store import FleetStore
+from patchsmith.fleet.unit import CHECKOUT_MARKER
 
 COUNTS = {
     "changed": 5,
@@ -49,7 +50,8 @@ def test_a_finished_run(runs: Path) -> None:
 def test_a_rerun_skips_every_finished_repository(runs: Path, small_fleet: Path) -> None:
     seen: list[tuple[str | None, int, int]] = []
     leftover = runs / "done" / "work" / "repo-0123456789abcdef-killed"
-    leftover.mkdir(parents=True)
+    (leftover / "checkout").mkdir(parents=True)
+    (leftover / CHECKOUT_MARKER).write_bytes(b"")
 
     again = run_fleet(
         "unittest-to-assert",

@@ -135,6 +135,7 @@ def _exit(summary: Any) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from patchsmith.fleet import run_fleet
+    from patchsmith.fleet.lifeline import FleetInterrupted
     from patchsmith.fleet.progress import LiveProgress
 
     options = {
@@ -153,11 +154,18 @@ def _run(args: argparse.Namespace) -> int:
         "verify": args.verify,
     }
     live = not args.json and sys.stderr.isatty()
-    if live:
-        with LiveProgress(sys.stderr) as progress:
-            summary = run_fleet(args.change, args.repos, progress=progress, **options)
-    else:
-        summary = run_fleet(args.change, args.repos, **options)
+    try:
+        if live:
+            with LiveProgress(sys.stderr) as progress:
+                summary = run_fleet(args.change, args.repos, progress=progress, **options)
+        else:
+            summary = run_fleet(args.change, args.repos, **options)
+    except FleetInterrupted as stop:
+        sys.stderr.write(
+            f"patchsmith fleet run: stopped by {stop}; every worker was stopped, the "
+            "finished repositories are kept (run the same command again to resume)\n"
+        )
+        return 128 + stop.signum
     if summary.errors and not summary.results and summary.total == 0:
         return usage_error("fleet run", summary.errors[0], as_json=args.json)
     if args.json:

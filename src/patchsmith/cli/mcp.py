@@ -8,6 +8,7 @@ to install (exit 2).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from patchsmith.cli._output import EXIT_OK, EXIT_USAGE, missing_root, print_failures
@@ -34,7 +35,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="stdio (default): the client starts the server; http: streamable HTTP at /mcp",
     )
     parser.add_argument(
-        "--host", default="127.0.0.1", help="HTTP: the address to listen on (default 127.0.0.1)"
+        "--host",
+        default="127.0.0.1",
+        help="HTTP: the address to listen on (default 127.0.0.1; any address but a loopback "
+        "one needs --token)",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="HTTP: the bearer token every request must carry (or set PATCHSMITH_MCP_TOKEN, which "
+        "keeps it out of the process list); needed for a non-loopback --host",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="HTTP: also accept this Host (NAME or NAME:PORT) and its Origin; repeatable "
+        "(loopback names and the bound address are always accepted)",
     )
     parser.add_argument(
         "--port",
@@ -62,6 +81,14 @@ def run(args: argparse.Namespace) -> int:
         return missing
     if not 0 <= args.port <= 65535:
         return _usage(f"--port {args.port} is not a port (0 to 65535)")
+    from patchsmith.mcp.httpguard import TOKEN_ENV, check_binding
+
+    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
+    if args.transport == "http":
+        refused = check_binding(args.host, token)
+        if refused is not None:
+            print_failures("mcp", [refused])
+            return EXIT_USAGE
     try:
         from patchsmith.mcp.server import Transport, serve
     except ImportError as exc:
@@ -87,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             announce=_announce,
+            token=token,
+            extra_hosts=args.allowed_hosts,
         )
     except OSError as exc:  # the port is taken, the address is not this machine's
         return _usage(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")

@@ -22,7 +22,15 @@ from patchsmith.fleet.executors import ExecutorKind
 from patchsmith.fleet.html import render_html
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import FleetStatus, RepoResult
-from patchsmith.fleet.run import DEFAULT_RUNS_DIR, FleetProgress, fleet_summary, open_run, run_fleet
+from patchsmith.fleet.run import (
+    DEFAULT_RUNS_DIR,
+    STORE_DAMAGE,
+    FleetProgress,
+    checked_summary,
+    damaged_store,
+    open_run,
+    run_fleet,
+)
 from patchsmith.fleet.summary import FleetSummary
 from patchsmith.fleet.unit import WorkUnit, run_batch, run_unit
 
@@ -57,7 +65,8 @@ def fleet_report(
     """The summary of `run` (a run id under `runs_dir`, a run folder or its `fleet.db`).
 
     With `html`, also writes the run's static HTML report there. FILE_NOT_FOUND when
-    there is no such run; IO_ERROR when the page cannot be written.
+    there is no such run; STATE_DIR_UNSAFE when the run folder or its store is a link;
+    IO_ERROR when the store is damaged or tampered with, or the page cannot be written.
     """
     from patchsmith.errors import FailureCode
 
@@ -66,10 +75,16 @@ def fleet_report(
         return opened
     store, folder = opened
     with store:
-        summary = fleet_summary(store, folder)
+        summary = checked_summary(store, folder)
+    if isinstance(summary, PatchFailure):
+        return summary
     if html is not None:
         try:
-            Path(html).write_text(render_html(summary), encoding="utf-8")
+            page = render_html(summary)
+        except STORE_DAMAGE as exc:
+            return damaged_store(store.path, exc)
+        try:
+            Path(html).write_text(page, encoding="utf-8")
         except OSError as exc:
             return PatchFailure(
                 FailureCode.IO_ERROR, f"cannot write {os.fspath(html)!r}: {exc}", file=str(html)

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.runtime.gitcmd import git_argv
 
 __all__ = ["GIT_ENV", "checkout", "git"]
 
@@ -32,7 +33,7 @@ def git(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess
     """Run git with the fleet's environment; output captured as text."""
     env = {**os.environ, **GIT_ENV}
     return subprocess.run(
-        ["git", *args],
+        git_argv(*args),
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -14,11 +17,13 @@ from pathlib import Path
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, resolve_change
 from patchsmith.fleet.executors import ExecutorKind, default_workers, make_executor
+from patchsmith.fleet.lifeline import stop_on_signals
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import RepoResult
-from patchsmith.fleet.store import FleetStore
+from patchsmith.fleet.store import STORE_FILE, FleetStore
 from patchsmith.fleet.summary import FleetSummary
-from patchsmith.fleet.unit import DEFAULT_TIMEOUT, WorkUnit, folder_prefix
+from patchsmith.fleet.unit import CHECKOUT_MARKER, DEFAULT_TIMEOUT, WorkUnit, folder_prefix
+from patchsmith.runtime.statedir import StateDirUnsafe, check_entry, ensure_subdir
 
 __all__ = [
     "DEFAULT_RUNS_DIR",
@@ -36,6 +41,9 @@ FleetProgress = Callable[[RepoResult | None, int, int], None]
 """Called with (the result that just landed or None at the start, done, total)."""
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+WORK_DIR = "work"
+LOCK_FILE = ".lock"
 
 
 def default_run_id(change: ChangeSpec, repos: Sequence[RepoSpec]) -> str:
@@ -56,19 +64,50 @@ def _batches(units: Sequence[WorkUnit], size: int) -> Iterator[list[WorkUnit]]:
         yield list(units[start : start + size])
 
 
+def unsafe_run_folder(exc: StateDirUnsafe) -> PatchFailure:
+    """STATE_DIR_UNSAFE for a run folder entry that is a link, the wrong kind or foreign."""
+    return PatchFailure(
+        FailureCode.STATE_DIR_UNSAFE,
+        f"refusing to use {exc.filename}: {exc.reason}",
+        hint="a fleet run folder, its work/, .lock and fleet.db are never used through a "
+        "link; remove it (nothing was read, written or deleted through it) or pass "
+        "another --run-id",
+        rule="fleet_run",
+    )
+
+
+def prepare_run_dir(run_dir: Path) -> None:
+    """Make (or check) `run_dir` and its `work/`, refusing any link in them.
+
+    Raises `StateDirUnsafe` for a run folder, `work/`, `.lock` or `fleet.db` (and its
+    WAL files) that is a symlink, the wrong kind of file or another user's; `OSError`
+    when the disk fails. The runs folder above is the caller's choice and may be a link.
+    """
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    ensure_subdir(run_dir)
+    ensure_subdir(run_dir / WORK_DIR)
+    for name in (LOCK_FILE, STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"):
+        check_entry(run_dir / name, directory=False)
+
+
 class _RunLock:
     """An exclusive lock on the run folder: two processes never run one run at once.
 
     An advisory `flock`, so the kernel releases it when its holder dies, even by SIGKILL.
+    The lock file is never opened through a link (`StateDirUnsafe`).
     """
 
     def __init__(self, run_dir: Path) -> None:
-        self._path = run_dir / ".lock"
+        self._path = run_dir / LOCK_FILE
         self._fd: int | None = None
 
     def acquire(self) -> bool:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StateDirUnsafe(self._path, "it is a symlink") from None
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -161,7 +200,24 @@ def run_fleet(
         )
     run_dir = Path(runs_dir) / run_id
     lock = _RunLock(run_dir)
-    if not lock.acquire():
+    try:
+        prepare_run_dir(run_dir)
+        locked = lock.acquire()
+    except StateDirUnsafe as exc:
+        return _failed(run_id, runs_dir, unsafe_run_folder(exc), spec)
+    except OSError as exc:
+        return _failed(
+            run_id,
+            runs_dir,
+            PatchFailure(
+                FailureCode.IO_ERROR,
+                f"cannot prepare the run folder {os.fspath(run_dir)!r}: {exc}",
+                hint="check that the runs folder is writable",
+                rule="fleet_run",
+            ),
+            spec,
+        )
+    if not locked:
         return _failed(
             run_id,
             runs_dir,
@@ -210,14 +266,20 @@ def _run(
     if isinstance(store, PatchFailure):
         return _failed(run_id, run_dir.parent, store, spec)
     with store:
-        conflict = store.begin(run_id, spec, listed)
+        try:
+            conflict = store.begin(run_id, spec, listed)
+            finished = store.finished(retry_errors=retry_errors)
+        except STORE_DAMAGE as exc:
+            return _failed(run_id, run_dir.parent, damaged_store(store.path, exc), spec)
         if conflict is not None:
             return _failed(run_id, run_dir.parent, conflict, spec)
-        finished = store.finished(retry_errors=retry_errors)
         todo = [r for r in listed if r.key not in finished]
         skipped = len(listed) - len(todo)
-        workdir = os.fspath((run_dir / "work").absolute())
-        _sweep(Path(workdir), finished)
+        workdir = os.fspath((run_dir / WORK_DIR).absolute())
+        try:
+            _sweep(Path(workdir), finished)
+        except StateDirUnsafe as exc:
+            return _failed(run_id, run_dir.parent, unsafe_run_folder(exc), spec)
         units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts) for r in todo]
         errors: tuple[PatchFailure, ...] = ()
         name = kind.value
@@ -225,31 +287,34 @@ def _run(
         if progress is not None:
             progress(None, skipped, len(listed))
         if units:
-            chosen = make_executor(kind, workers=workers, scheduler=scheduler)
-            if isinstance(chosen, PatchFailure):
-                errors = (chosen,)
-            else:
-                used = chosen.workers
-                session = store.start_session(name, used)
-                done = skipped
-                landed = 0
-                try:
-                    for results in chosen.run(_batches(units, batch)):
-                        for result in results:
-                            store.record(result, name)
-                            done += 1
-                            landed += 1
-                            if progress is not None:
-                                progress(result, done, len(listed))
-                except BaseException:
-                    # Ctrl-C or a failing callback: what landed is committed; stop the rest
-                    chosen.close(abort=True)
-                    raise
+            with stop_on_signals():
+                chosen = make_executor(kind, workers=workers, scheduler=scheduler)
+                if isinstance(chosen, PatchFailure):
+                    errors = (chosen,)
                 else:
-                    chosen.close()
-                finally:
-                    store.end_session(session, landed)
-        summary = fleet_summary(store, run_dir)
+                    used = chosen.workers
+                    session = store.start_session(name, used)
+                    done = skipped
+                    landed = 0
+                    try:
+                        for results in chosen.run(_batches(units, batch)):
+                            for result in results:
+                                store.record(result, name)
+                                done += 1
+                                landed += 1
+                                if progress is not None:
+                                    progress(result, done, len(listed))
+                    except BaseException:
+                        # Ctrl-C or a failing callback: what landed is committed; stop the rest
+                        chosen.close(abort=True)
+                        raise
+                    else:
+                        chosen.close()
+                    finally:
+                        store.end_session(session, landed)
+        summary = checked_summary(store, run_dir)
+    if isinstance(summary, PatchFailure):
+        return _failed(run_id, run_dir.parent, summary, spec)
     return FleetSummary(
         summary.run_id,
         summary.run_dir,
@@ -267,13 +332,44 @@ def _run(
 
 
 def _sweep(workdir: Path, finished: set[str]) -> None:
-    """Remove the work folders a killed run left behind (kept checkouts of finished ones stay)."""
-    if not workdir.is_dir():
+    """Remove the work folders a killed run left behind (kept checkouts of finished ones stay).
+
+    Only folders a worker made (named `repo-…`, holding its marker file) are removed,
+    each a real directory opened without following a link, and `shutil.rmtree` never
+    follows a link inside one. `StateDirUnsafe` when `work/` itself is a link.
+    """
+    try:
+        fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except FileNotFoundError:
         return
-    keep = {folder_prefix(key) for key in finished}
-    for folder in workdir.iterdir():
-        if not any(folder.name.startswith(prefix) for prefix in keep):
-            shutil.rmtree(folder, ignore_errors=True)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise StateDirUnsafe(workdir, "it is a symlink or not a directory") from None
+        raise
+    try:
+        keep = {folder_prefix(key) for key in finished}
+        with os.scandir(fd) as entries:
+            names = [
+                e.name
+                for e in entries
+                if e.name.startswith("repo-") and e.is_dir(follow_symlinks=False)
+            ]
+        for name in names:
+            if any(name.startswith(prefix) for prefix in keep):
+                continue
+            if _marked(fd, name):
+                shutil.rmtree(name, ignore_errors=True, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _marked(work_fd: int, name: str) -> bool:
+    """Whether folder `name` holds the marker a worker writes when it makes a checkout folder."""
+    try:
+        info = os.stat(f"{name}/{CHECKOUT_MARKER}", dir_fd=work_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def _repo_list(
@@ -317,11 +413,11 @@ def open_run(
 ) -> tuple[FleetStore, Path] | PatchFailure:
     """The store of `run`: a run id under `runs_dir`, a run folder, or its `fleet.db`."""
     path = Path(run)
-    candidates = [path.parent] if path.name == "fleet.db" else [path, Path(runs_dir) / path]
+    candidates = [path.parent] if path.name == STORE_FILE else [path, Path(runs_dir) / path]
     if _RUN_ID.fullmatch(os.fspath(run)):
         candidates.reverse()  # a bare id names a run under runs_dir first
     for folder in candidates:
-        if (folder / "fleet.db").is_file():
+        if os.path.lexists(folder / STORE_FILE):
             store = FleetStore.open(folder, create=False)
             if isinstance(store, PatchFailure):
                 return store
@@ -331,6 +427,46 @@ def open_run(
         f"no fleet run {os.fspath(run)!r} (looked in {', '.join(map(str, candidates))})",
         hint="name a run id under --runs-dir, a run folder, or its fleet.db",
     )
+
+
+STORE_DAMAGE = (
+    sqlite3.Error,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    AssertionError,
+    RecursionError,
+)
+"""What reading a tampered or damaged fleet store can raise (a bad row, value or JSON)."""
+
+
+def damaged_store(path: Path, exc: BaseException) -> PatchFailure:
+    """The IO_ERROR for a fleet store whose rows cannot be read back."""
+    return PatchFailure(
+        FailureCode.IO_ERROR,
+        f"the fleet store {os.fspath(path)} is damaged or was edited by hand: "
+        f"{type(exc).__name__}: {exc}"[:500],
+        file=os.fspath(path),
+        hint="restore fleet.db from a copy, or start the run again under another --run-id",
+        rule="fleet_store",
+    )
+
+
+def checked_summary(store: FleetStore, run_dir: Path) -> FleetSummary | PatchFailure:
+    """`fleet_summary`, rendered once as text and JSON to prove every row reads back.
+
+    A tampered or damaged store (a row that is not JSON, an unknown status, a value of
+    the wrong type, a missing table) is an IO_ERROR naming the store, never a traceback.
+    """
+    try:
+        summary = fleet_summary(store, run_dir)
+        summary.to_text()
+        summary.to_json()
+    except STORE_DAMAGE as exc:
+        return damaged_store(store.path, exc)
+    return summary
 
 
 def fleet_summary(store: FleetStore, run_dir: Path) -> FleetSummary:

@@ -19,6 +19,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.fleet.change import ChangeSpec
 from patchsmith.fleet.repos import RepoSpec
 from patchsmith.fleet.result import FleetStatus, RepoResult
+from patchsmith.runtime.statedir import StateDirUnsafe, check_entry, ensure_subdir
 
 __all__ = ["STORE_FILE", "FleetStore", "RunInfo"]
 
@@ -82,8 +83,26 @@ class FleetStore:
 
     @classmethod
     def open(cls, run_dir: Path, *, create: bool = True) -> FleetStore | PatchFailure:
-        """The store in `run_dir` (created when `create`), or FILE_NOT_FOUND / IO_ERROR."""
+        """The store in `run_dir` (created when `create`), or FILE_NOT_FOUND / IO_ERROR.
+
+        STATE_DIR_UNSAFE when the run folder, `fleet.db` or its WAL files is a link (or
+        the wrong kind of file, or another user's): SQLite would follow it.
+        """
         path = run_dir / STORE_FILE
+        try:
+            check_entry(run_dir, directory=True)
+            for name in (STORE_FILE, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm"):
+                check_entry(run_dir / name, directory=False)
+        except StateDirUnsafe as exc:
+            return PatchFailure(
+                FailureCode.STATE_DIR_UNSAFE,
+                f"refusing to use {exc.filename}: {exc.reason}",
+                hint="a fleet run's folder and store are never opened through a link; "
+                "remove the link",
+                rule="fleet_run",
+            )
+        except OSError as exc:
+            return PatchFailure(FailureCode.IO_ERROR, f"cannot open the fleet store {path}: {exc}")
         if not create and not path.is_file():
             return PatchFailure(
                 FailureCode.FILE_NOT_FOUND,
@@ -91,8 +110,11 @@ class FleetStore:
                 hint="name a run id under --runs-dir, a run folder, or its fleet.db",
             )
         try:
-            run_dir.mkdir(parents=True, exist_ok=True)
+            if create:
+                ensure_subdir(run_dir)
             db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            # a store edited by hand is data: its schema's SQL functions run nothing unsafe
+            db.execute("PRAGMA trusted_schema=OFF")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)

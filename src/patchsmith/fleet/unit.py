@@ -34,8 +34,10 @@ from typing import IO
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, policy_from_text
 from patchsmith.fleet.checkout import checkout
+from patchsmith.fleet.lifeline import PARENT_ENV
 from patchsmith.fleet.repos import RepoSpec
 from patchsmith.fleet.result import FleetStatus, RepoResult
+from patchsmith.runtime.statedir import StateDirUnsafe, ensure_subdir
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -46,6 +48,9 @@ __all__ = [
     "run_batch",
     "run_unit",
 ]
+
+CHECKOUT_MARKER = ".patchsmith-fleet-checkout"
+"""Written in every checkout folder a worker makes: the resume sweep removes only those."""
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds one repository may take, checkout and verification included."""
@@ -98,10 +103,15 @@ def run_unit(unit: WorkUnit) -> RepoResult:
     """Check out, change and verify one repository; never raises for a bad repository."""
     started = time.perf_counter()
     base = Path(unit.workdir)
-    base.mkdir(parents=True, exist_ok=True)
-    holder = Path(tempfile.mkdtemp(prefix=folder_prefix(unit.repo.key), dir=base))
+    try:
+        base.parent.mkdir(parents=True, exist_ok=True)
+        ensure_subdir(base)  # never a checkout through a linked work/
+        holder = Path(tempfile.mkdtemp(prefix=folder_prefix(unit.repo.key), dir=base))
+    except OSError as exc:
+        return RepoResult.failed(unit.repo.key, _unusable_workdir(unit, exc))
     root = holder / "checkout"
     try:
+        (holder / CHECKOUT_MARKER).write_bytes(b"")
         commit = checkout(unit.repo.source, unit.repo.ref, root)
         if isinstance(commit, PatchFailure):
             return RepoResult.failed(unit.repo.key, commit, seconds=time.perf_counter() - started)
@@ -120,6 +130,24 @@ def run_unit(unit: WorkUnit) -> RepoResult:
     finally:
         if not unit.keep_checkout:
             shutil.rmtree(holder, ignore_errors=True)
+
+
+def _unusable_workdir(unit: WorkUnit, exc: OSError) -> PatchFailure:
+    if isinstance(exc, StateDirUnsafe):
+        return PatchFailure(
+            FailureCode.STATE_DIR_UNSAFE,
+            f"refusing to use {exc.filename}: {exc.reason}",
+            file=unit.repo.key,
+            hint="the run's work/ folder must be a real folder, not a link",
+            rule="checkout",
+        )
+    return PatchFailure(
+        FailureCode.IO_ERROR,
+        f"cannot make a checkout folder under {unit.workdir}: {exc}",
+        file=unit.repo.key,
+        hint="check the run folder is writable",
+        rule="checkout",
+    )
 
 
 def _change(unit: WorkUnit, root: Path, commit: str) -> RepoResult:
@@ -271,7 +299,7 @@ class WorkerProcess:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             start_new_session=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", PARENT_ENV: str(os.getpid())},
         )
         assert process.stdout is not None
         self._process = process

@@ -8,10 +8,12 @@ flushed as each unit ends. The child stops at the end of its input. The parent
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.fleet.lifeline import PARENT_ENV, die_with_parent
 from patchsmith.fleet.result import RepoResult
 from patchsmith.fleet.unit import WorkUnit, run_unit
 
@@ -39,6 +41,8 @@ def serve_one(line: str) -> RepoResult:
 
 
 def main() -> int:
+    if PARENT_ENV in os.environ:
+        die_with_parent()  # started by a driver: never outlive it
     for line in sys.stdin:
         if line.strip():
             sys.stdout.write(serve_one(line).to_json_text() + "\n")

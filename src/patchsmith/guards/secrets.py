@@ -24,6 +24,7 @@ __all__ = [
     "SecretGuard",
     "find_secrets",
     "mask_secret_lines",
+    "secret_values",
 ]
 
 MASK = "[masked]"
@@ -141,6 +142,36 @@ def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, 
             hidden = pattern.sub(MASK, hidden)
         masked[finding.line] = hidden if hidden != text else MASK
     return masked
+
+
+def secret_values(changes: Sequence[FileChange]) -> set[str]:
+    """The credential-shaped values on the added lines of `changes` this guard flags.
+
+    Quoted values, URL passwords and token-shaped runs of each flagged line, and the
+    body of a private key block, so a copy of the change elsewhere (the model's reply,
+    a proposal, a diff) can be masked wherever the value appears. Values under 8
+    characters are left out: masking them would hide ordinary words.
+    """
+    values: set[str] = set()
+    for change in changes:
+        flagged = {finding.line for finding in find_secrets(change)}
+        if not flagged:
+            continue
+        in_key = False
+        for number, text in diff_stat(change).added:
+            if in_key:
+                values.add(text.strip())
+                in_key = not _KEY_END.search(text)
+            if number not in flagged:
+                continue
+            values.update(m.group(0).strip("'\"@") for m in _VALUE.finditer(text))
+            for _, pattern in _OWN_PATTERNS:
+                values.update(m.group(0) for m in pattern.finditer(text))
+            in_key = bool(_OWN_PATTERNS[0][1].search(text)) and not _KEY_END.search(text)
+    return {value for value in values if len(value) >= 8}
+
+
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
 def _only_reserved_hosts(text: str) -> bool:

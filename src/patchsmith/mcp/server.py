@@ -17,7 +17,7 @@ import asyncio
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from enum import StrEnum
@@ -27,6 +27,15 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
+from patchsmith.errors import PatchRefused
+from patchsmith.mcp.httpguard import (
+    BearerToken,
+    allowed_hosts,
+    allowed_origins,
+    check_binding,
+    is_loopback,
+    is_wildcard,
+)
 from patchsmith.mcp.results import ToolResult
 from patchsmith.mcp.toolbox import Toolbox, ToolSpec
 
@@ -44,8 +53,6 @@ INSTRUCTIONS = (
     "of a file; verify runs the workspace's checks."
 )
 """What the server tells a client about itself when it connects."""
-
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class Transport(StrEnum):
@@ -126,20 +133,32 @@ def serve(
     port: int = 8000,
     announce: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
+    token: str | None = None,
+    extra_hosts: Sequence[str] = (),
 ) -> None:
     """Serve `toolbox` until the client goes away (stdio) or the process is stopped (HTTP).
 
     For HTTP, `port` 0 picks a free port; `announce` is called with the URL once the
     socket listens (connections wait until the server accepts them), and setting `stop`
-    shuts the server down (for a server run on a thread of a larger program).
+    shuts the server down (for a server run on a thread of a larger program). Every
+    request must carry `Authorization: Bearer <token>` when `token` is given, which a
+    `host` other than a loopback address requires (`PatchRefused` otherwise); Host and
+    Origin are checked on every binding, against the loopback names, the bound address
+    and `extra_hosts`.
     """
+    if transport is Transport.HTTP:
+        failure = check_binding(host, token)
+        if failure is not None:
+            raise PatchRefused([failure])
     worker = _Worker(toolbox)
     try:
         server = build_server(worker)
         if transport is Transport.STDIO:
             asyncio.run(_serve_stdio(server))
         else:
-            asyncio.run(_serve_http(server, host, port, announce or _stderr, stop))
+            asyncio.run(
+                _serve_http(server, host, port, announce or _stderr, stop, token, extra_hosts)
+            )
     finally:
         worker.close()
 
@@ -157,21 +176,33 @@ async def _serve_http(
     port: int,
     announce: Callable[[str], None],
     stop: threading.Event | None,
+    token: str | None,
+    extra_hosts: Sequence[str],
 ) -> None:
     import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    # Below localhost the SDK turns on DNS-rebinding protection (Host and Origin checked).
-    app: Starlette = server.streamable_http_app(host=host)
+    # Host and Origin are checked whatever the binding (the SDK checks them on its own
+    # only for the loopback names): DNS rebinding and cross-origin pages are refused.
+    hosts = allowed_hosts(host, extra_hosts)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=allowed_origins(hosts),
+    )
+    app: Starlette = server.streamable_http_app(host=host, transport_security=security)
+    asgi: Any = BearerToken(app, token) if token is not None else app
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(128)
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    if host not in _LOOPBACK:
-        _stderr(f"warning: {host} is not a loopback address: whoever reaches it can edit files")
-    http = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    shown = f"[{host}]" if family == socket.AF_INET6 else (host or "0.0.0.0")
+    if not is_loopback(host):
+        where = "every interface" if is_wildcard(host) else host
+        _stderr(f"warning: listening on {where}: whoever reaches it with the token can edit files")
+    http = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan="on"))
     announce(f"http://{shown}:{bound}/mcp")
     watcher = asyncio.create_task(_stop_when(stop, http)) if stop is not None else None
     try:

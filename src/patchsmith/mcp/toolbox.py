@@ -43,7 +43,7 @@ from patchsmith.mcp.arguments import (
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
-from patchsmith.policy import Policy, load_policy
+from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.report import ApplyReport
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.textfile import TextFile
@@ -211,6 +211,7 @@ class Toolbox:
         return self._read(relative, args.start_line, args.end_line)
 
     def _read(self, relative: str, start: int | None, end: int | None) -> ToolResult:
+        self._refuse_forbidden(relative)
         read = self._workspace.read(relative)
         if isinstance(read, PatchFailure):
             raise _Refused(read)
@@ -243,6 +244,37 @@ class Toolbox:
         }
         header = f"{relative} (sha256 {read.sha256}; lines {first}-{last} of {total})"
         return ToolResult(content, f"{header}\n{numbered}" if numbered else header)
+
+    def _refuse_forbidden(self, relative: str) -> None:
+        """FORBIDDEN_PATH for a file the policy forbids (by its name or its link's target).
+
+        A forbidden file (`.env`, `secrets/**`) is one no edit may touch; its content is
+        not handed to the model either, in clear or masked.
+        """
+        if self._forbidden(relative):
+            raise _Refused(
+                PatchFailure(
+                    FailureCode.FORBIDDEN_PATH,
+                    f"path is forbidden: {relative} (the policy keeps it from being read or "
+                    "written through the server)",
+                    file=relative,
+                    hint="forbidden: " + ", ".join(self.policy.forbidden),
+                    rule="forbidden_paths",
+                )
+            )
+
+    def _forbidden(self, path: str) -> bool:
+        """Whether the policy forbids `path` (by its name, or its link's target)."""
+        if not self.policy.forbidden or not self.policy.guard_enabled("forbidden_paths"):
+            return False
+        if matches(self.policy.forbidden, path):
+            return True
+        resolved = self._workspace.resolve(path)
+        if isinstance(resolved, PatchFailure):
+            return False
+        return matches(
+            self.policy.forbidden, self._workspace.canonical(resolved, follow_final=True)
+        )
 
     def view(self, args: ViewArgs) -> ToolResult:
         """A file's numbered lines (`view_range` for some), or a directory's listing."""
@@ -424,10 +456,20 @@ class Toolbox:
             read = self._workspace.read(resolved) if self._workspace.lexists(resolved) else None
             if not isinstance(read, PatchFailure):
                 before[key] = (resolved, read)
-        report = run()
+        report = self._without_forbidden_excerpts(run())
         if report.written:
             self._remember(report, before)
         return report
+
+    def _without_forbidden_excerpts(self, report: ApplyReport) -> ApplyReport:
+        """`report` without the excerpts of files the policy forbids (their lines stay home)."""
+        if not any(f.excerpt and f.file and self._forbidden(f.file) for f in report.errors):
+            return report
+        errors = tuple(
+            replace(f, excerpt=None) if f.excerpt and f.file and self._forbidden(f.file) else f
+            for f in report.errors
+        )
+        return replace(report, errors=errors)
 
     def _remember(
         self, report: ApplyReport, before: Mapping[str, tuple[str, TextFile | None]]
@@ -489,7 +531,7 @@ class Toolbox:
         report = propose(
             proposal, self.root, check=args.check, record=self.record, policy=self.policy
         )
-        return from_report(report)
+        return from_report(self._without_forbidden_excerpts(report))
 
     def run_recipe(self, args: RunRecipeArgs) -> ToolResult:
         """Run a codemod recipe: a dry run (the diff), or applied all or nothing."""

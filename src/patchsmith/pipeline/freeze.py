@@ -22,6 +22,7 @@ from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
 from patchsmith.pipeline.rewind import FileState, Snapshot, read_snapshot, sha256_of, touched, undo
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.gitdiff import render_git_diff, render_git_diff_bytes
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.textfile import decode_file
@@ -288,7 +289,7 @@ def _git(
 ) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
-            ["git", *args],
+            git_argv(*args),
             cwd=cwd,
             input=stdin,
             capture_output=True,

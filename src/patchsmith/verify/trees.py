@@ -19,6 +19,7 @@ from pathlib import Path
 
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
 
 __all__ = [
@@ -126,7 +127,7 @@ def apply_changes(dest: str | Path, changes: Sequence[FileChange]) -> None:
 
 def _treeish(root: str | Path, rev: str) -> str | None:
     """`rev:<subdir>` naming the workspace's own folder of `rev` (the root may be below the top)."""
-    prefix = run_process(["git", "rev-parse", "--show-prefix"], cwd=root, timeout_s=_GIT_TIMEOUT_S)
+    prefix = run_process(git_argv("rev-parse", "--show-prefix"), cwd=root, timeout_s=_GIT_TIMEOUT_S)
     if not prefix.ok:
         return None
     return f"{rev}:{prefix.stdout.strip()}"
@@ -138,7 +139,7 @@ def git_tree_id(root: str | Path, rev: str = "HEAD") -> str | None:
     if treeish is None:
         return None
     result = run_process(
-        ["git", "rev-parse", "--verify", "--quiet", treeish],
+        git_argv("rev-parse", "--verify", "--quiet", treeish),
         cwd=root,
         timeout_s=_GIT_TIMEOUT_S,
     )
@@ -156,7 +157,7 @@ def export_commit(root: str | Path, rev: str, dest: str | Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="patchsmith-archive-") as scratch:
         archive = Path(scratch) / "tree.tar"
         result = run_process(
-            ["git", "archive", "--format=tar", "-o", str(archive), treeish],
+            git_argv("archive", "--format=tar", "-o", str(archive), treeish),
             cwd=workspace,
             timeout_s=_GIT_TIMEOUT_S,
         )

@@ -19,6 +19,7 @@ from pathlib import Path
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
 from patchsmith.verify.baseline import cache_key, compare, read_cached, write_cached
 from patchsmith.verify.parsers import ParserName
@@ -301,12 +302,12 @@ def _below(paths: Sequence[str], cwd: str) -> list[str]:
 
 def _git_changed(root: Path, base: str) -> list[str]:
     diff = run_process(
-        ["git", "diff", "--name-only", "--relative", base, "--", "."],
+        git_argv("diff", "--name-only", "--relative", base, "--", "."),
         cwd=root,
         timeout_s=_GIT_TIMEOUT_S,
     )
     untracked = run_process(
-        ["git", "ls-files", "--others", "--exclude-standard"], cwd=root, timeout_s=_GIT_TIMEOUT_S
+        git_argv("ls-files", "--others", "--exclude-standard"), cwd=root, timeout_s=_GIT_TIMEOUT_S
     )
     names = diff.stdout.splitlines() + untracked.stdout.splitlines()
     return sorted({n.strip() for n in names if n.strip()})
