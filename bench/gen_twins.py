@@ -59,6 +59,8 @@ class _File:
     lines: list[str]
     target: tuple[int, int]
     """File lines [start, end) of the target block."""
+    twin: tuple[int, int]
+    """File lines [start, end) of the other block."""
 
 
 def _filler(rng: random.Random, indent: str, count: int, tag: str) -> list[str]:
@@ -110,7 +112,8 @@ def _kwargs_file(rng: random.Random, tag: str) -> _File:
     lines += second
     b_end = len(lines)
     lines += ["    return response"]
-    return _File(lines, (a_start, a_end) if target_first else (b_start, b_end))
+    a, b = (a_start, a_end), (b_start, b_end)
+    return _File(lines, a if target_first else b, b if target_first else a)
 
 
 def _handler(indent: str, key: str, tag: str) -> list[str]:
@@ -137,8 +140,8 @@ def _copy_file(rng: random.Random, tag: str) -> _File:
     lines.append("")
     b_start = len(lines)
     lines += block
-    start = a_start if rng.random() < 0.5 else b_start
-    return _File(lines, (start, start + len(block)))
+    a, b = (a_start, a_start + len(block)), (b_start, b_start + len(block))
+    return _File(lines, *((a, b) if rng.random() < 0.5 else (b, a)))
 
 
 def _stale(line: str, rng: random.Random) -> str:
@@ -149,7 +152,9 @@ def _stale(line: str, rng: random.Random) -> str:
     return stripped + "  # revised"
 
 
-def _case(rng: random.Random, shape: str, k: int, header: str, tag: str) -> dict[str, object]:
+def make_case(rng: random.Random, shape: str, k: int, header: str, tag: str) -> dict[str, object]:
+    """One case: `shape` "kwargs" or "copy", `k` context lines edited, `header` "numbers",
+    "bogus" or "bare"."""
     made = _kwargs_file(rng, tag) if shape == "kwargs" else _copy_file(rng, tag)
     lines = made.lines
     start, end = made.target
@@ -190,9 +195,8 @@ def _case(rng: random.Random, shape: str, k: int, header: str, tag: str) -> dict
     if header == "bogus":
         # Numbers that name the other twin would be indistinguishable from true ones
         # (docs/decisions/0029): the invented ones land clear of both blocks.
-        blocks = [i for i, text in enumerate(lines) if text.rstrip().endswith("(")]
         number = first + 1 + rng.randint(40, 200)
-        while any(abs(number - 1 - b) <= 30 for b in blocks):
+        while any(abs(number - 1 - b) <= 30 for b in (start, made.twin[0])):
             number += 31
     head = "@@" if header == "bare" else f"@@ -{number},{old_count} +{number},{new_count} @@"
     path = f"pkg/{shape}_{tag}.py"
@@ -219,7 +223,7 @@ def generate(seed: str, per_category: int) -> Iterator[dict[str, object]]:
             header = "numbers"
             if shape == "kwargs" and k:
                 header = ("numbers", "numbers", "bogus", "bare")[n % 4]
-            yield _case(rng, shape, k, header, f"{shape[0]}{k}n{n}")
+            yield make_case(rng, shape, k, header, f"{shape[0]}{k}n{n}")
 
 
 def write(cases: Iterator[dict[str, object]], out: Path) -> int:
