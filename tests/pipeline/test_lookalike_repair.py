@@ -181,7 +181,10 @@ class TestTargets:
         assert targets_of([self._failure(self.NAMED, self.OTHER)]) == [
             Target("m.py", "abc", self.NAMED, (self.OTHER,))
         ]
-        assert targets_of([self._failure(LookAlike(2, 6, 0.9), self.OTHER)]) == []
+        unnamed = LookAlike(2, 6, 0.9)
+        assert targets_of([self._failure(unnamed, self.OTHER)]) == [
+            Target("m.py", "abc", None, (unnamed, self.OTHER))
+        ]
         assert targets_of([self._failure(self.NAMED, self.OTHER, sha=None)]) == []
         assert targets_of([self._failure(self.NAMED)]) == []
 
@@ -206,6 +209,23 @@ class TestTargets:
         if failure is not None:
             assert failure.candidates == (2, 50)
             assert failure.code is FailureCode.AMBIGUOUS_MATCH
+
+    @pytest.mark.parametrize(("line", "refused"), [(2, True), (50, True), (30, False)])
+    def test_unnamed_lookalikes_are_all_guarded(
+        self, tmp_path: Path, line: int, refused: bool
+    ) -> None:
+        (tmp_path / "m.py").write_text("x\n", encoding="utf-8")
+        sha = hashlib.sha256(b"x\n").hexdigest()
+        unnamed = LookAlike(2, 6, 0.9)
+        targets = [Target("m.py", sha, None, (unnamed, self.OTHER))]
+
+        failure = strayed(self._check(line), targets, tmp_path)
+
+        assert (failure is not None) == refused
+        if failure is not None:
+            assert "named none of them" in failure.message
+            assert failure.hint is not None and "whole new content" in failure.hint
+            assert failure.lookalikes == (unnamed, self.OTHER)
 
     def test_a_changed_file_lifts_the_guard(self, tmp_path: Path) -> None:
         (tmp_path / "m.py").write_text("changed\n", encoding="utf-8")
@@ -242,7 +262,10 @@ def _sweep(cases: list[dict[str, object]], root: Path) -> tuple[int, int]:
 
 
 def test_one_round_greedy_repair_of_the_twins_is_never_wrong(tmp_path: Path) -> None:
-    wrong, _ = _sweep(_corpus(TWINS, ("twin-copy-stale-1", "twin-copy-stale-2")), tmp_path)
+    """Every exact-copy case, and the twin calls whose edit carried no line numbers."""
+    cases = _corpus(TWINS, ("twin-copy-stale-1", "twin-copy-stale-2"))
+    cases += [c for c in _corpus(TWINS) if "/bare/" in str(c["id"])][:12]
+    wrong, _ = _sweep(cases, tmp_path)
     assert wrong == 0
 
 

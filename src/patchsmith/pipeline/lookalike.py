@@ -1,12 +1,14 @@
 """A repair must stay at the look-alike the refused edit named.
 
-When an edit is refused with look-alike regions (`PatchFailure.lookalikes`) and its line
-numbers or `@@` anchor named one of them, the repair loop remembers that target. A later
-reply in the same milestone is first located without writing (`propose(check=True)`);
-an edit of that file that lands inside another look-alike, while the file is still the
-version the refusal described (`current_sha256`), is refused as AMBIGUOUS_MATCH, not
-applied: a model that rebuilt its hunk from the wrong region would otherwise edit the
-wrong block exactly (docs/decisions/0029-one-rule-for-rival-candidates.md).
+When an edit is refused with look-alike regions (`PatchFailure.lookalikes`), the repair
+loop remembers them. A later reply in the same milestone is first located without writing
+(`propose(check=True)`); an edit of that file that lands inside a look-alike other than the
+one the refused edit's line numbers named, while the file is still the version the refusal
+described (`current_sha256`), is refused as AMBIGUOUS_MATCH, not applied: a model that
+rebuilt its hunk from the wrong region would otherwise edit the wrong block exactly. When
+the refused edit named none of them, nothing tells which one it was for: an edit landing in
+any of them is refused, and a whole-file write is the way out
+(docs/decisions/0029-one-rule-for-rival-candidates.md).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure
-from patchsmith.report import ApplyReport
+from patchsmith.report import ApplyReport, HunkPlacement
 
 __all__ = ["Target", "strayed", "targets_of"]
 
@@ -28,20 +30,23 @@ class Target:
 
     path: str
     sha256: str
-    named: LookAlike
+    named: LookAlike | None
+    """None when the refused edit's line numbers named none of them."""
     others: tuple[LookAlike, ...]
 
 
 def targets_of(failures: Iterable[PatchFailure]) -> list[Target]:
-    """The named look-alikes of refused edits (failures without a named one give none)."""
+    """The look-alikes of refused edits, split into the named one and the others."""
     found = []
     for failure in failures:
-        named = [x for x in failure.lookalikes if x.named]
-        if failure.file is None or failure.current_sha256 is None or len(named) != 1:
+        if failure.file is None or failure.current_sha256 is None:
             continue
+        named = [x for x in failure.lookalikes if x.named]
         others = tuple(x for x in failure.lookalikes if not x.named)
-        if others:
-            found.append(Target(failure.file, failure.current_sha256, named[0], others))
+        if len(failure.lookalikes) >= 2 and len(named) <= 1:
+            found.append(
+                Target(failure.file, failure.current_sha256, named[0] if named else None, others)
+            )
     return found
 
 
@@ -67,27 +72,55 @@ def strayed(check: ApplyReport, targets: Sequence[Target], root: Path) -> PatchF
             continue
         for placed in report.placements:
             for target in mine:
-                size = target.named.end - target.named.start + 1
-                if _meets(placed.line, size, target.named):
-                    continue
-                other = next((x for x in target.others if _meets(placed.line, size, x)), None)
-                if other is None:
-                    continue
-                named = target.named
-                return PatchFailure(
-                    FailureCode.AMBIGUOUS_MATCH,
-                    f"edit {placed.hunk + 1} of {report.path} landed at line {placed.line}, in "
-                    f"lines {other.start}-{other.end}, a look-alike of lines "
-                    f"{named.start}-{named.end} that the refused edit's line numbers named",
-                    file=report.path,
-                    hunk=placed.hunk,
-                    hint=(
-                        f"Nothing was written. The change is for lines {named.start}-"
-                        f"{named.end} of {report.path}: rebuild the edit from those lines "
-                        "(their exact current text), not from the look-alike."
-                    ),
-                    current_sha256=target.sha256,
-                    candidates=tuple(sorted((named.start, other.start))),
-                    lookalikes=(named, *target.others),
-                )
+                failure = _strayed(report.path, placed, target)
+                if failure is not None:
+                    return failure
     return None
+
+
+def _strayed(path: str, placed: HunkPlacement, target: Target) -> PatchFailure | None:
+    named = target.named
+    size = max(x.end - x.start + 1 for x in (*target.others, *([named] if named else [])))
+    if named is not None and _meets(placed.line, size, named):
+        return None
+    other = next((x for x in target.others if _meets(placed.line, size, x)), None)
+    if other is None:
+        return None
+    where = (
+        f"edit {placed.hunk + 1} of {path} landed at line {placed.line}, in lines "
+        f"{other.start}-{other.end}"
+    )
+    if named is not None:
+        message = (
+            f"{where}, a look-alike of lines {named.start}-{named.end} that the refused "
+            "edit's line numbers named"
+        )
+        hint = (
+            f"Nothing was written. The change is for lines {named.start}-{named.end} of "
+            f"{path}: rebuild the edit from those lines (their exact current text), not "
+            "from the look-alike."
+        )
+        places: tuple[int, ...] = tuple(sorted((named.start, other.start)))
+        listed = (named, *target.others)
+    else:
+        spans = ", ".join(f"{x.start}-{x.end}" for x in target.others)
+        message = (
+            f"{where}, one of the look-alikes (lines {spans}) the refused edit resembled "
+            "while its line numbers named none of them"
+        )
+        hint = (
+            f"Nothing was written. Nothing tells which look-alike of {path} the change is "
+            "for: send the file's whole new content instead of an edit."
+        )
+        places = tuple(x.start for x in target.others)
+        listed = target.others
+    return PatchFailure(
+        FailureCode.AMBIGUOUS_MATCH,
+        message,
+        file=path,
+        hunk=placed.hunk,
+        hint=hint,
+        current_sha256=target.sha256,
+        candidates=places,
+        lookalikes=listed,
+    )
