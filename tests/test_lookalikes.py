@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from patchsmith.api import apply
+from patchsmith.cli import main
 from patchsmith.engine.excerpt import lookalikes
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure
 
@@ -134,3 +138,19 @@ class TestLookalikesFunction:
 
     def test_a_single_region_is_not_a_lookalike(self) -> None:
         assert lookalikes(BLOCK, BLOCK, hint=0) == []
+
+
+def test_cli_json_lists_the_lookalikes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`patchsmith apply --json` carries `lookalikes` for a refused edit, named one first."""
+    (tmp_path / "m.py").write_text(TEXT, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(HUNK.format(n=38)))
+
+    code = main(["apply", "--json", "-C", str(tmp_path)])
+
+    data = json.loads(capsys.readouterr().out)
+    assert code != 0
+    (error,) = data["errors"]
+    assert [(x["start"], x["named"]) for x in error["lookalikes"]] == [(38, True), (1, False)]
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == TEXT

@@ -936,8 +936,8 @@ def _judge(
     )
     return NotPlaced(
         SkipReason.AMBIGUOUS,
-        f"the hunk fits {len(starts)} places at comparable tolerances ({places}) and its "
-        "line numbers or anchors do not single out the strictest",
+        f"the hunk fits {len(starts)} places at comparable tolerances ({places}); its line "
+        "numbers or anchors do not settle which one is meant",
         tuple(starts),
     )
 
