@@ -168,7 +168,7 @@ class TestErrorsDoc:
         """Every JSON block parses and has exactly the keys of `PatchFailure.to_json()`
         (`similarity` and `candidates` only where a failed edit sets them)."""
         keys = set(PatchFailure(FailureCode.NO_CHANGE, "m").to_json())
-        optional = {"similarity", "candidates"}
+        optional = {"similarity", "candidates", "lookalikes"}
         blocks = [b for b in fenced_blocks(_read(ERRORS_MD)) if b.info == "json"]
 
         assert blocks

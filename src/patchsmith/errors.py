@@ -18,6 +18,7 @@ from enum import StrEnum
 
 __all__ = [
     "FailureCode",
+    "LookAlike",
     "PartialApplyError",
     "PatchFailure",
     "PatchRefused",
@@ -106,6 +107,49 @@ class FailureCode(StrEnum):
 
 
 @dataclass(frozen=True)
+class LookAlike:
+    """One of several similar regions a refused edit may have been written for.
+
+    Lines are 1-based and inclusive, in the file as it is now (`current_sha256`).
+    """
+
+    start: int
+    end: int
+    similarity: float
+    """How alike the region is to the edit's old lines, 0 to 1."""
+    differing: tuple[int, ...] = ()
+    """Lines of the region that are not the edit's old lines as written."""
+    named: bool = False
+    """The edit's line numbers (or `@@` anchor) point at this region."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "similarity": round(self.similarity, 3),
+            "differing": list(self.differing),
+            "named": self.named,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> LookAlike:
+        """The inverse of `to_json` (unknown keys ignored)."""
+        differing = data.get("differing")
+        similarity = data.get("similarity")
+        return cls(
+            start=_int(data.get("start")),
+            end=_int(data.get("end")),
+            similarity=float(similarity) if isinstance(similarity, int | float) else 0.0,
+            differing=tuple(_int(n) for n in differing) if isinstance(differing, list) else (),
+            named=data.get("named") is True,
+        )
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+@dataclass(frozen=True)
 class PatchFailure:
     """One structured reason for a refusal, small enough for a model to repair from.
 
@@ -127,11 +171,14 @@ class PatchFailure:
     only): 1.0 means every old line is there verbatim, near 0 that none resembles any."""
     candidates: tuple[int, ...] = ()
     """1-based first lines of every place an ambiguous edit matched."""
+    lookalikes: tuple[LookAlike, ...] = ()
+    """Every similar region a refused edit may have meant, when there are two or more
+    (docs/decisions/0029-one-rule-for-rival-candidates.md)."""
 
     def to_json(self) -> dict[str, object]:
         """The JSON object used in `--json` output and MCP results.
 
-        `similarity` and `candidates` appear only when set (a failed edit's excerpt).
+        `similarity`, `candidates` and `lookalikes` appear only when set (a failed edit).
         """
         data = asdict(self)
         data["code"] = self.code.value
@@ -141,7 +188,39 @@ class PatchFailure:
             data["candidates"] = list(self.candidates)
         else:
             del data["candidates"]
+        if self.lookalikes:
+            data["lookalikes"] = [x.to_json() for x in self.lookalikes]
+        else:
+            del data["lookalikes"]
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> PatchFailure:
+        """The inverse of `to_json` (unknown keys ignored)."""
+
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return None if value is None else str(value)
+
+        hunk = data.get("hunk")
+        similarity = data.get("similarity")
+        candidates = data.get("candidates")
+        lookalikes = data.get("lookalikes")
+        return cls(
+            FailureCode(str(data["code"])),
+            str(data.get("message", "")),
+            file=text("file"),
+            hunk=_int(hunk) if isinstance(hunk, int) else None,
+            hint=text("hint"),
+            excerpt=text("excerpt"),
+            current_sha256=text("current_sha256"),
+            rule=text("rule"),
+            similarity=float(similarity) if isinstance(similarity, int | float) else None,
+            candidates=tuple(_int(c) for c in candidates) if isinstance(candidates, list) else (),
+            lookalikes=tuple(LookAlike.from_json(x) for x in lookalikes if isinstance(x, dict))
+            if isinstance(lookalikes, list)
+            else (),
+        )
 
 
 class PatchsmithError(Exception):

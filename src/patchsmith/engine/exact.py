@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from patchsmith.engine.blocks import Op, usable_section
+from patchsmith.engine.blocks import Op, is_elision, usable_section
 from patchsmith.engine.indent import style_may_matter
-from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place
+from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place, fold_punctuation
 from patchsmith.engine.model import (
     EngineOptions,
     Hunk,
@@ -104,6 +104,7 @@ def apply_exact(
     text = source + eol if no_eol else source
     outcomes: list[HunkOutcome] = []
     shift = applied = 0
+    folded: list[str] = []
     for index, hunk in enumerate(hunks):
         sides = _sides(hunk, options.honour_no_newline_marker)
         if sides is None:
@@ -141,8 +142,10 @@ def apply_exact(
         if hint is not None:
             if shift:
                 hint = max(hint + shift, 0)
-            if abs(start - hint) > TIE_DISTANCE and not _no_rival(text, old, hint, at, start):
+            if abs(start - hint) > TIE_DISTANCE and not _no_rival(text, sides, hint, at, start):
                 return None
+        if not _loosely_unique(text, old, folded):
+            return None  # another place may hold it re-indented or respelled: a rival
         if not style_checked:
             if style_may_matter(source, hunks):
                 return None
@@ -158,6 +161,7 @@ def apply_exact(
             elif sides.marked:
                 no_eol = sides.new_no_eol
         text = text[:at] + new_text + text[end:]
+        folded.clear()
         shift += len(new) - len(old)
         applied += 1
         outcomes.append(HunkOutcome(index, True, sides.body, Strategy.DIRECT, start + 1))
@@ -267,16 +271,77 @@ def _surely_absent(text: str, eol: str, sides: _Sides) -> bool:
     return any(line.rstrip() not in text for line in sides.new[:_LOOKED_FOR])
 
 
-def _no_rival(text: str, old: list[str], hint: int, at: int, start: int) -> bool:
-    """Whether no looser match of `old` can start within the tie distance of `hint`.
+def _no_rival(text: str, sides: _Sides, hint: int, at: int, start: int) -> bool:
+    """Whether no looser match of the old lines can start within the tie distance of `hint`.
 
     Such a match would cover only lines [hint - TIE_DISTANCE, hint + TIE_DISTANCE +
-    len(old)); a non-blank old line absent from that stretch of text rules it out.
+    len(old)). Every tolerance pairs each removed line with a file line, and none lets
+    more than three context lines differ (drifted context): a non-blank removed line, or
+    four non-blank context lines, absent from that stretch rule it out.
     """
+    if sides.plain is None:
+        return False
+    old = [(line[:1], line[1:]) for line in sides.plain if line[:1] != "+"]
+    if any(op != "-" and is_elision(line) for op, line in old):
+        return False  # an elision may stand for any number of lines
     first = max(hint - TIE_DISTANCE, 0)
     stop = hint + TIE_DISTANCE + len(old)
     window = text[_line_offset(text, first, at, start) : _line_offset(text, stop, at, start)]
-    return any(line.strip() and absent_from(window, line) for line in old)
+    missing = 0
+    for op, line in old:
+        if line.strip() and absent_from(window, line):
+            if op == "-":
+                return True
+            missing += 1
+    return missing > _MAX_DRIFTED
+
+
+_MAX_DRIFTED = 3
+"""Context lines drifted context lets differ (`locate._STALE_MAX_ALTERED`)."""
+
+
+def _loosely_unique(text: str, old: Sequence[str], folded: list[str]) -> bool:
+    """Whether some non-blank old line's loosest key is in the text only once.
+
+    Then no second place holds the old lines at any contiguous tolerance (trailing
+    space, punctuation, indentation), as the line-based path's rival check finds.
+    `folded` keeps the folded text across hunks of a non-ASCII file.
+    """
+    haystack = text
+    if not text.isascii():
+        if not folded:
+            folded.append(fold_punctuation(text))
+        haystack = folded[0]
+    return any(_one_line_holds(haystack, key) for key in _keys(old))
+
+
+def _keys(old: Sequence[str]) -> list[str]:
+    """The old lines' loosest keys (`locate._loosest`), longest (likeliest rare) first."""
+    keys = {fold_punctuation(line).rstrip().lstrip(" \t") for line in old}
+    return sorted((k for k in keys if k), key=len, reverse=True)
+
+
+_OCCURRENCES = 16
+"""Occurrences of a key inside other lines `_one_line_holds` looks past before it gives up."""
+
+
+def _one_line_holds(text: str, key: str) -> bool:
+    """Whether exactly one line of `text` is `key` between leading spaces/tabs and trailing
+    whitespace (False also when unsure: past `_OCCURRENCES` occurrences)."""
+    whole = 0
+    at = text.find(key)
+    for _ in range(_OCCURRENCES):
+        if at < 0:
+            return whole == 1
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if not text[start:at].strip(" \t") and not text[at + len(key) : end].strip():
+            whole += 1
+            if whole > 1:
+                return False
+        at = text.find(key, at + 1)
+    return False
 
 
 def _line_offset(text: str, line: int, at: int, start: int) -> int:

@@ -6,13 +6,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from patchsmith.engine.locate import fold_punctuation
+from patchsmith.engine.locate import TIE_DISTANCE, fold_punctuation
 from patchsmith.engine.similarity import bigram_similarity
 
 __all__ = [
+    "LOOKALIKE_SIMILARITY",
+    "Lookalike",
     "Region",
     "closest_region",
     "line_similarity",
+    "lookalikes",
     "numbered_excerpt",
     "similar_regions",
 ]
@@ -191,3 +194,82 @@ def numbered_excerpt(
     width = len(str(hi))
     lines = [f"{i + 1:>{width}} | {contents[i]}" for i in range(lo, hi)]
     return "\n".join(lines), lo + 1, hi
+
+
+LOOKALIKE_SIMILARITY = 0.75
+"""A region at least this like the edit's old lines (and near the best one) is a look-alike."""
+_LOOKALIKE_SPREAD = 0.15
+_MAX_LOOKALIKES = 8
+
+
+@dataclass(frozen=True)
+class Lookalike:
+    """A region a refused edit may have meant: 0-based [start, end), how alike, which of its
+    lines (0-based) are not the edit's old lines as written, and whether the edit names it."""
+
+    start: int
+    end: int
+    score: float
+    differing: tuple[int, ...]
+    named: bool
+
+
+def lookalikes(
+    contents: Sequence[str],
+    wanted: Sequence[str],
+    hint: int | None = None,
+    starts: Sequence[int] = (),
+) -> list[Lookalike]:
+    """Every region like `wanted`, when there are two or more; else empty.
+
+    `starts` (0-based), when given, are the places a locator found (an ambiguous match):
+    each is one region. Otherwise the most similar regions that score at least
+    `LOOKALIKE_SIMILARITY` and within a small spread of the best are. The one nearest
+    `hint` (0-based, within the tie distance) is `named`; it comes first.
+    """
+    size = max(len(wanted), 1)
+    if starts:
+        found = [_region_at(contents, wanted, s, size) for s in starts]
+    else:
+        regions = similar_regions(contents, wanted, hint, limit=_MAX_LOOKALIKES)
+        top = regions[0].score if regions else 0.0
+        found = [
+            r
+            for r in regions
+            if r.score >= LOOKALIKE_SIMILARITY and r.score >= top - _LOOKALIKE_SPREAD
+        ]
+    if len(found) < 2:
+        return []
+    named_at: int | None = None
+    if hint is not None:
+        near = min(found, key=lambda r: (abs(r.start - hint), r.start))
+        if abs(near.start - hint) <= TIE_DISTANCE:
+            named_at = near.start
+    keys = {_key(w) for w in wanted if w.strip()}
+    out = [
+        Lookalike(
+            r.start,
+            r.end,
+            r.score,
+            tuple(
+                i
+                for i in range(r.start, r.end)
+                if contents[i].strip() and _key(contents[i]) not in keys
+            ),
+            r.start == named_at,
+        )
+        for r in found[:_MAX_LOOKALIKES]
+    ]
+    return sorted(out, key=lambda x: (not x.named, x.start))
+
+
+def _region_at(contents: Sequence[str], wanted: Sequence[str], start: int, size: int) -> Region:
+    """The region of `size` lines from `start`, scored line for line against `wanted`."""
+    end = min(start + size, len(contents))
+    pairs = [
+        (w, contents[start + j]) for j, w in enumerate(wanted) if w.strip() and start + j < end
+    ]
+    total = sum(line_similarity(w, f) for w, f in pairs)
+    exact = sum(1 for w, f in pairs if _key(w) == _key(f))
+    solid = sum(1 for w in wanted if w.strip()) or 1
+    return Region(start, max(end, start + 1), round(total / solid, 2), exact)

@@ -490,7 +490,7 @@ def place_block(
             if found is None:
                 continue
             if isinstance(found, Placement):
-                rival = _rival_at_named_place(cache, block, found, levels[depth:], attempts)
+                rival = _contiguous_rivals(cache, block, found, levels, depth, attempts, options)
                 if rival is not None:
                     return rival
             if isinstance(found, Placement) and candidate is not block:
@@ -500,10 +500,23 @@ def place_block(
             return found
     if options.fuzzy_context:
         fuzzy = _place_fuzzy(cache, block, options)
+        if isinstance(fuzzy, Placement):
+            return _judge(
+                block, cache.contents, options, fuzzy, _loose_rivals(cache, block, options)
+            )
         if fuzzy is not None:
             return fuzzy
     if options.stale_context:
         stale = place_stale(cache, block, options)
+        if isinstance(stale, Placement) and not _named(block, stale.start, cache.contents):
+            # Drifted places are weighed by likeness (`_STALE_MARGIN`); one the hunk's
+            # line numbers or anchors name is a rival however it scores.
+            named = [
+                r
+                for r in _loose_rivals(cache, block, options)
+                if _named(block, r.start, cache.contents)
+            ]
+            return _judge(block, cache.contents, options, stale, named)
         if stale is not None:
             return stale
     return _NO_MATCH
@@ -684,12 +697,13 @@ _STALE_MARGIN = 0.25
 """The chosen place's context must beat every other place's by this much (mean score)."""
 
 
-def _stale_similarity(a: str, b: str) -> float:
-    """Line likeness for stale context: a line with a comment appended is still itself."""
+def _stale_similarity(a: str, b: str, shortest: int = 4) -> float:
+    """Line likeness for stale context: a line with a comment appended is still itself
+    (when the shorter of the two has at least `shortest` characters)."""
     ka, kb = " ".join(a.split()), " ".join(b.split())
     if ka == kb:
         return 1.0
-    if ka and kb and (kb.startswith(ka) or ka.startswith(kb)) and min(len(ka), len(kb)) >= 4:
+    if ka and kb and (kb.startswith(ka) or ka.startswith(kb)) and min(len(ka), len(kb)) >= shortest:
         return 0.9
     return bigram_similarity(ka, kb)
 
@@ -755,6 +769,7 @@ def _stale_fits(
     key: Normalisation,
     *,
     strict_blanks: bool = True,
+    shortest: int = 4,
 ) -> list[_StaleFit]:
     fkeys = cache.keys(key)
     bkeys = key.lines([ln.text for ln in kinds])
@@ -770,14 +785,46 @@ def _stale_fits(
             continue
         if any(fkeys[s + j] != bkeys[j] for j in removed):
             continue
-        fit = _stale_fit(s, kinds, bkeys, fkeys, strict_blanks)
+        fit = _stale_fit(s, kinds, bkeys, fkeys, strict_blanks, shortest)
+        if fit is not None:
+            fits.append(fit)
+    return fits
+
+
+def _drifted_fits(cache: LineKeys, kinds: list[BlockLine], key: Normalisation) -> list[_StaleFit]:
+    """Places where the old lines fit line for line with up to three context lines changed
+    (as `place_stale` weighs them), also for a block that removes nothing: its rarest
+    context lines propose the places."""
+    removed = [j for j, ln in enumerate(kinds) if ln.op is Op.REMOVE and ln.text.strip()]
+    if len(kinds) > len(cache.contents):
+        return []
+    if removed:
+        return _stale_fits(cache, kinds, removed, key, shortest=1)
+    bkeys = key.lines([ln.text for ln in kinds])
+    fkeys = cache.keys(key)
+    counts = cache.counts(key)
+    solid = sorted((j for j, k in enumerate(bkeys) if k.strip()), key=lambda j: counts[bkeys[j]])
+    starts: set[int] = set()
+    # Any four solid lines hold one the place has unchanged (at most three differ).
+    for j in solid[: _STALE_MAX_ALTERED + 1]:
+        starts.update(p - j for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS))
+    fits = []
+    for s in sorted(starts):
+        if s < 0 or s + len(kinds) > len(fkeys):
+            continue
+        fit = _stale_fit(s, kinds, bkeys, fkeys, True, shortest=1)
         if fit is not None:
             fits.append(fit)
     return fits
 
 
 def _stale_fit(
-    s: int, kinds: list[BlockLine], bkeys: list[str], fkeys: Sequence[str], strict_blanks: bool
+    s: int,
+    kinds: list[BlockLine],
+    bkeys: list[str],
+    fkeys: Sequence[str],
+    strict_blanks: bool,
+    shortest: int = 4,
 ) -> _StaleFit | None:
     scores: list[float] = []
     altered = exact = 0
@@ -790,7 +837,7 @@ def _stale_fit(
         if ln.op is Op.REMOVE:
             exact += 1
             continue
-        sim = _stale_similarity(bkeys[j], here)
+        sim = _stale_similarity(bkeys[j], here, shortest)
         if sim < 1.0:
             altered += 1
             if sim < _STALE_LINE and strict_blanks:
@@ -814,37 +861,155 @@ def _named(block: EditBlock, start: int, contents: Sequence[str]) -> bool:
     return False
 
 
-def _rival_at_named_place(
+# -- rivals at other tolerances (docs/decisions/0029-one-rule-for-rival-candidates.md) -----------
+
+_RANK = {
+    Strategy.DIRECT: 0,
+    Strategy.DIRECT_STRIPPED: 0,
+    Strategy.WHITESPACE_TOLERANT: 1,
+    Strategy.PUNCTUATION_FOLDED: 2,
+    Strategy.RELATIVE_INDENT: 3,
+    Strategy.INDENT_TOLERANT: 3,
+    Strategy.PARTIAL_CONTEXT: 4,
+    Strategy.STALE_CONTEXT: 5,
+}
+"""The tolerance ladder: exact < whitespace < punctuation < indentation < partial < drifted."""
+_DRIFTED = 5
+_RESHAPED = 3
+"""From this rank on a placement changes the block's shape (indentation, then lines)."""
+_RANK_WORDS = (
+    "exactly",
+    "with other trailing whitespace",
+    "with other punctuation",
+    "re-indented",
+    "with one context line changed or dropped",
+    "with several context lines changed",
+)
+
+
+class Rival(NamedTuple):
+    """Another place a block fits: file lines [start, end) at ladder rank `rank`."""
+
+    start: int
+    end: int
+    rank: int
+    reshaped: bool
+    """Fitting there needs re-indentation or changed/dropped lines (not just spelling)."""
+
+
+def rank_of(strategy: Strategy) -> int:
+    """A strategy's step on the tolerance ladder (0 exact ... 5 drifted context)."""
+    return _RANK.get(strategy, _DRIFTED)
+
+
+def _judge(
+    block: EditBlock,
+    contents: Sequence[str],
+    options: EngineOptions,
+    found: Placement,
+    rivals: Sequence[Rival],
+) -> Placement | NotPlaced:
+    """`found`, or AMBIGUOUS when a comparable rival elsewhere puts it in doubt.
+
+    Accepted only when every rival that does not overlap it fits at the same rank (a
+    tie its line numbers or anchors already broke) or at a looser rank that needs
+    re-indentation or changed lines, and `found` is the place the numbers or anchors
+    name among them all.
+    """
+    rank = rank_of(found.strategy)
+    best: dict[int, Rival] = {}
+    for r in rivals:
+        if r.start < found.end and found.start < r.end:
+            continue
+        if r.start not in best or r.rank < best[r.start].rank:
+            best[r.start] = r
+    if not best or not options.require_unique:
+        return found
+    starts = sorted({found.start, *best})
+    named = _break_tie(starts, block, contents, options)
+    if named == found.start and all(
+        r.rank == rank or (r.rank > rank and r.reshaped) for r in best.values()
+    ):
+        return found
+    places = "; ".join(
+        f"line {s + 1} {_RANK_WORDS[rank if s == found.start else best[s].rank]}" for s in starts
+    )
+    return NotPlaced(
+        SkipReason.AMBIGUOUS,
+        f"the hunk fits {len(starts)} places at comparable tolerances ({places}); its line "
+        "numbers or anchors do not settle which one is meant",
+        tuple(starts),
+    )
+
+
+def _unique_loosely(cache: LineKeys, block: EditBlock) -> bool:
+    """Whether some non-blank old line occurs once in the file under the loosest key.
+
+    Then no other place can hold the block at any contiguous level (every level's key
+    determines the loosest one).
+    """
+    counts = cache.counts(_LOOSEST)
+    return any(k.strip() and counts[k] == 1 for k in _LOOSEST.lines(block.old))
+
+
+_LOOSEST = Normalisation(rstrip=True, fold=True, dedent=True)
+
+
+def _contiguous_rivals(
     cache: LineKeys,
     block: EditBlock,
     found: Placement,
     levels: Sequence[_Level],
+    depth: int,
     attempts: Sequence[tuple[EditBlock, Strategy | None]],
+    options: EngineOptions,
 ) -> NotPlaced | None:
-    """AMBIGUOUS when a looser match sits where the block says it goes and `found` does not.
-
-    Line numbers and anchors never place a block on their own, and a strict match
-    elsewhere must not silently win over the named place either: a stale trailing
-    space or re-indented line there makes both places equally plausible.
-    """
+    """AMBIGUOUS when a contiguous match at another level, or a looser match at the place
+    the block's line numbers or anchors name, competes with `found`."""
     contents = cache.contents
-    if block.hint is None and not block.anchors:
-        return None
-    if _named(block, found.start, contents):
-        return None
-    for level in levels:
+    rivals: list[Rival] = []
+    if not _unique_loosely(cache, block):
+        for level in levels[depth:]:
+            rank = _RANK[level.strategy]
+            for candidate, _ in attempts:
+                size = len(candidate.old)
+                for start in _contiguous_starts(cache, candidate, level):
+                    rivals.append(Rival(start, start + size, rank, level.indent is not None))
+    reshaped = _RANK[found.strategy] >= _RESHAPED
+    if reshaped or (
+        (block.hint is not None or block.anchors) and not _named(block, found.start, contents)
+    ):
+        # A re-indented placement is a guess about structure: a place that fits with
+        # changed lines is as good a guess. An exact one is doubted only at the named place.
         for candidate, _ in attempts:
-            for start in _contiguous_starts(cache, candidate, level):
-                overlaps = start < found.end and found.start < start + len(candidate.old)
-                if not overlaps and _named(block, start, contents):
-                    both = tuple(sorted((found.start, start)))
-                    return NotPlaced(
-                        SkipReason.AMBIGUOUS,
-                        "the hunk matches exactly at one place and, with looser whitespace or "
-                        "indentation, at the place its line numbers or anchors name",
-                        both,
-                    )
-    return None
+            rivals += [
+                r
+                for r in _loose_rivals(cache, candidate, options)
+                if reshaped or _named(block, r.start, contents)
+            ]
+    judged = _judge(block, contents, options, found, rivals)
+    return judged if isinstance(judged, NotPlaced) else None
+
+
+def _loose_rivals(cache: LineKeys, block: EditBlock, options: EngineOptions) -> list[Rival]:
+    """Places the block fits with context changed: partial context at every key the
+    options allow, and drifted context (up to three changed lines, indentation aside)."""
+    rivals: list[Rival] = []
+    kinds = [ln for ln in block.lines if ln.op is not Op.ADD]
+    if options.fuzzy_context:
+        elided = [ln.op is Op.CONTEXT and is_elision(ln.text) for ln in kinds]
+        solid = [j for j, ln in enumerate(kinds) if ln.text.strip() and not elided[j]]
+        if len(solid) >= 2:
+            for key, indent in _fuzzy_keys(options):
+                fits = _fuzzy_fits(cache, block, kinds, elided, solid, key, indent) or {}
+                rivals += [Rival(s, e, _RANK[Strategy.PARTIAL_CONTEXT], True) for s, e in fits]
+    if options.stale_context and not any(
+        ln.op is Op.CONTEXT and is_elision(ln.text) for ln in kinds
+    ):
+        loose = Normalisation(options.whitespace_tolerant, options.fold_punctuation, dedent=True)
+        for fit in _drifted_fits(cache, kinds, loose):
+            rivals.append(Rival(fit.start, fit.start + len(kinds), _DRIFTED, True))
+    return rivals
 
 
 def _widen(found: Placement, block: EditBlock, stripped: EditBlock) -> Placement:
@@ -925,6 +1090,16 @@ class _Fit:
     score: int
 
 
+def _fuzzy_keys(options: EngineOptions) -> list[tuple[Normalisation, IndentMode | None]]:
+    """The keys partial context compares lines under, strictest first."""
+    keys: list[tuple[Normalisation, IndentMode | None]] = []
+    for level in _levels(options):
+        if level.strategy is Strategy.DIRECT or level.indent is IndentMode.PREFIX:
+            continue
+        keys.append((level.key, level.indent))
+    return keys or [(EXACT, None)]
+
+
 def _place_fuzzy(
     cache: LineKeys, block: EditBlock, options: EngineOptions
 ) -> Placement | NotPlaced | None:
@@ -936,21 +1111,14 @@ def _place_fuzzy(
         return None
     if sum(1 for ln in kinds if ln.op is Op.REMOVE) > len(cache.contents):
         return None  # every removed line must match its own file line
-    keys: list[tuple[Normalisation, IndentMode | None, Strategy]] = []
-    for level in _levels(options):
-        if level.strategy is Strategy.DIRECT or level.indent is IndentMode.PREFIX:
-            continue
-        keys.append((level.key, level.indent, Strategy.PARTIAL_CONTEXT))
-    if not keys:
-        keys.append((EXACT, None, Strategy.PARTIAL_CONTEXT))
-    for key, indent, strategy in keys:
-        found = _fuzzy_with_key(cache, block, kinds, elided, solid, key, indent, strategy, options)
+    for key, indent in _fuzzy_keys(options):
+        found = _fuzzy_with_key(cache, block, kinds, elided, solid, key, indent, options)
         if found is not None:
             return found
     return None
 
 
-def _fuzzy_with_key(
+def _fuzzy_fits(
     cache: LineKeys,
     block: EditBlock,
     kinds: list[BlockLine],
@@ -958,9 +1126,9 @@ def _fuzzy_with_key(
     solid: list[int],
     key: Normalisation,
     indent: IndentMode | None,
-    strategy: Strategy,
-    options: EngineOptions,
-) -> Placement | NotPlaced | None:
+) -> dict[tuple[int, int], _Fit] | None:
+    """Every span [start, end) the block aligns with at `key`, with its best fit; None
+    when the alignment budget runs out first."""
     old = [ln.text for ln in kinds]
     bkeys = key.lines(old)
     fkeys = cache.keys(key)
@@ -1001,8 +1169,25 @@ def _fuzzy_with_key(
             continue
         if span not in fits or fits[span].score < fit.score:
             fits[span] = fit
+    return fits
+
+
+def _fuzzy_with_key(
+    cache: LineKeys,
+    block: EditBlock,
+    kinds: list[BlockLine],
+    elided: list[bool],
+    solid: list[int],
+    key: Normalisation,
+    indent: IndentMode | None,
+    options: EngineOptions,
+) -> Placement | NotPlaced | None:
+    fits = _fuzzy_fits(cache, block, kinds, elided, solid, key, indent)
     if not fits:
         return None
+    old = [ln.text for ln in kinds]
+    bkeys = key.lines(old)
+    fkeys = cache.keys(key)
     groups = _distinct(fits)
     if len(groups) > 1:
         chosen = _break_tie(sorted(s for s, _ in groups), block, cache.contents, options)
@@ -1027,7 +1212,9 @@ def _fuzzy_with_key(
         for j, key in enumerate(bkeys)
         if key.strip() and not elided[j] and (j not in paired or key != fkeys[paired[j]])
     )
-    return Placement(pairs[0][1], pairs[-1][1] + 1, pairs, strategy, shift, differing)
+    return Placement(
+        pairs[0][1], pairs[-1][1] + 1, pairs, Strategy.PARTIAL_CONTEXT, shift, differing
+    )
 
 
 # An altered edge context line stands for the file line in its place when the two are

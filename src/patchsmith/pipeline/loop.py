@@ -7,7 +7,9 @@ on a private copy, all or nothing, recorded under the run's id); a refusal becom
 the bounded repair message (`ApplyReport.feedback`) the source sees next turn. The
 run ends when every milestone applied, or before the turn that would overspend the
 budget. A reply identical to one already refused in the same milestone is not
-applied again: it is answered with the remembered refusal and still counts.
+applied again: it is answered with the remembered refusal and still counts. After a
+refusal that named one of several look-alike regions, a reply whose edit lands in
+another of them is refused too (`pipeline.lookalike`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from patchsmith._attempt import Attempt, resolve_policy, should_record
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.pipeline.budget import Budget, diff_budget
+from patchsmith.pipeline.lookalike import Target, strayed, targets_of
 from patchsmith.pipeline.selector import Selection, select_strategy
 from patchsmith.pipeline.source import ProposalSource, Reply, SourceError, Turn
 from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
@@ -267,6 +270,7 @@ class _Loop:
         feedback: list[str] = []
         memory: dict[str, tuple[str | None, int, str, tuple[PatchFailure, ...]]] = {}
         last_errors: tuple[PatchFailure, ...] = ()
+        targets: list[Target] = []
         while True:
             stop = self._out_of_budget(bool(feedback))
             if stop is not None:
@@ -307,6 +311,8 @@ class _Loop:
                 feedback.append(text)
                 self._set_attempts(first_id)
                 continue
+            if targets and not isinstance(proposal, PatchFailure):
+                proposal = self._stays_put(proposal, targets)
             report = self._attempt(proposal, reply)
             self.reports.append(report)
             strategy = None if isinstance(proposal, PatchFailure) else proposal.strategy.value
@@ -323,6 +329,7 @@ class _Loop:
                 self._set_attempts(report.attempt_id, done=True)
                 return RunStatus.SUCCEEDED, "every milestone applied", ()
             last_errors = report.errors
+            targets += targets_of(report.errors)
             message = self._bounded(report.feedback(max_chars=self._feedback_limit()))
             memory[fingerprint] = (report.attempt_id, self.attempts, message, report.errors)
             self._turn(
@@ -459,6 +466,14 @@ class _Loop:
         if isinstance(given, PatchFailure):
             return given
         return _adopted(given, template, number)
+
+    def _stays_put(
+        self, proposal: PatchProposal, targets: list[Target]
+    ) -> PatchProposal | PatchFailure:
+        """`proposal`, or the refusal of an edit that moved to another look-alike."""
+        check = propose(proposal, self.root, check=True, record=False, policy=self.policy)
+        failure = strayed(check, targets, self.root)
+        return proposal if failure is None else failure
 
     def _attempt(self, proposal: PatchProposal | PatchFailure, reply: Reply) -> ApplyReport:
         if not isinstance(proposal, PatchFailure):

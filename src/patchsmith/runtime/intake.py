@@ -20,7 +20,7 @@ from patchsmith.engine.indent import indent_style
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
-from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.errors import FailureCode, LookAlike, PatchFailure
 from patchsmith.formats.script import (
     Action,
     EditOp,
@@ -37,6 +37,7 @@ from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, wi
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
+    from patchsmith.engine.excerpt import Lookalike
     from patchsmith.engine.lazy import SnippetRefused
 
 # Loaded where they are used, not here (docs/decisions/0022): the failure excerpts
@@ -849,7 +850,7 @@ def _block_failure(
     *,
     partial: bool,
 ) -> PatchFailure:
-    from patchsmith.engine.excerpt import similar_regions
+    from patchsmith.engine.excerpt import lookalikes, similar_regions
 
     assert state.text is not None
     reason = outcome.reason or SkipReason.NO_MATCH
@@ -868,7 +869,13 @@ def _block_failure(
     message = f"{what} {number} of {state.path}: {outcome.detail or reason.value}"
     similarity = best.score if best else (0.0 if contents and any(x.strip() for x in old) else None)
     excerpt: str | None = None
-    if reason is SkipReason.AMBIGUOUS and outcome.candidates:
+    ambiguous = reason is SkipReason.AMBIGUOUS and bool(outcome.candidates)
+    alike: list[Lookalike] = []
+    if ambiguous or reason is SkipReason.NO_MATCH:
+        starts = [c - 1 for c in outcome.candidates if 0 < c <= len(contents)] if ambiguous else []
+        alike = lookalikes(contents, old, hint_line, starts)
+    named = next((x for x in alike if x.named), None)
+    if ambiguous:
         places = ", ".join(str(c) for c in outcome.candidates[:_MAX_PLACES_NAMED])
         more = len(outcome.candidates) - _MAX_PLACES_NAMED
         hint = (
@@ -876,8 +883,29 @@ def _block_failure(
             + (f" and {more} more places" if more > 0 else "")
             + "; add unchanged lines around the change until it matches only one place."
         )
-        excerpt = _candidates_excerpt(state.path, contents, outcome.candidates, len(old))
+        if alike:
+            hint += " These places look alike: `lookalikes` lists the lines where each differs."
+        if named is not None:
+            hint += _named_hint(what, named)
+        shown_first = [named.start + 1] if named is not None else []
+        order = [*shown_first, *(c for c in outcome.candidates if c not in shown_first)]
+        excerpt = _candidates_excerpt(state.path, contents, order, len(old))
         similarity = 1.0
+    elif len(alike) >= 2:
+        spans = ", ".join(f"{x.start + 1}-{x.end}" for x in alike)
+        message += f"; {len(alike)} regions look alike: lines {spans}"
+        target = named or alike[0]
+        region = (target.start, target.end)
+        hint = (
+            f"Lines {spans} of {state.path} look alike (see the excerpt, "
+            f"lines {target.start + 1}-{target.end} first). "
+            f"Make the unchanged and removed lines of {what} {number} the exact current text "
+            f"of the one the change is for, with enough unchanged lines that tell it apart."
+        )
+        if named is not None:
+            hint += _named_hint(what, named)
+        order = [x.start + 1 for x in alike]
+        excerpt = _candidates_excerpt(state.path, contents, order, len(old))
     elif reason is SkipReason.ANCHOR_NOT_FOUND:
         hint = (
             f"The @@ line of {what} {number} must name a line of {state.path} above the change "
@@ -913,6 +941,10 @@ def _block_failure(
         current_sha256=_sha(state),
         similarity=similarity,
         candidates=outcome.candidates if reason is SkipReason.AMBIGUOUS else (),
+        lookalikes=tuple(
+            LookAlike(x.start + 1, x.end, x.score, tuple(i + 1 for i in x.differing), named=x.named)
+            for x in alike
+        ),
     )
     if excerpt is not None:
         return replace(failure, excerpt=excerpt)
@@ -922,6 +954,15 @@ def _block_failure(
 
 
 _MAX_PLACES_NAMED = 8
+
+
+def _named_hint(what: str, named: Lookalike) -> str:
+    return (
+        f" Its line numbers point at lines {named.start + 1}-{named.end}: the repair must "
+        "stay there, not move to a look-alike."
+    )
+
+
 _MAX_CANDIDATE_EXCERPTS = 4
 _CANDIDATE_LINES = 12
 
