@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from patchsmith.cli._consent import add_trust_option, add_verify_option, trust_of, verify_of
 from patchsmith.cli._output import (
     EXIT_OK,
     EXIT_REFUSED,
@@ -74,6 +75,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("recipe", help="a recipe id or a recipe file")
     run.add_argument("paths", nargs="*", help="narrow the scope (gitignore-style patterns)")
     run.add_argument("--apply", action="store_true", help="write the changes")
+    add_verify_option(
+        run,
+        "run the profiles of compiles/tests_pass postconditions on a dry run too "
+        "(an apply runs them)",
+    )
+    add_trust_option(run)
     run.add_argument(
         "--no-diff", action="store_true", help="leave the diffs out of the text report"
     )
@@ -236,6 +243,8 @@ def _run(args: argparse.Namespace) -> int:
             record=args.record,
             recipe_dirs=args.recipes,
             progress=progress,
+            verify=verify_of(args),
+            trust=trust_of(args),
         )
     finally:
         bar.close()

@@ -44,6 +44,8 @@ class CheckStatus(StrEnum):
 
     PASSED = "passed"
     FAILED = "failed"
+    ERROR = "error"
+    """Nothing was established (the profiles were not run or could not run): never a pass."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,7 @@ def postconditions(
     *,
     profiles: ProfileSet | None = None,
     run_profiles: ProfileRunner | None = None,
+    not_run: str | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
@@ -149,6 +152,8 @@ def postconditions(
     has them (`profiles`, run through `run_profiles` on the changed tree): the profile
     the condition names, else every profile of a kind that decides it (build or
     typecheck for `compiles`, test for `tests_pass`). Without one, by a syntax check.
+    `not_run` (why the caller runs no repository program) makes a condition that a
+    profile decides an `error`: not run, never passed.
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -164,7 +169,10 @@ def postconditions(
             continue
         assert isinstance(post, CompilesCheck | TestsPassCheck)
         names = _deciding_profiles(post, profiles)
-        if names and run_profiles is not None:
+        if names and not_run is not None:
+            evidence = f"not run ({', '.join(names)}): {not_run}"
+            results.append(RecipeCheck(post.type, CheckStatus.ERROR, evidence, before=False))
+        elif names and run_profiles is not None:
             results.append(_verified(post.type, names, run_profiles(names)))
         else:
             results.append(_syntax(post.type, post.profile, changed))
