@@ -212,7 +212,7 @@ def not_run_failures(plan: RecipePlan) -> list[PatchFailure]:
             FailureCode.POSTCONDITION_FAILED,
             f"{c.condition} {c.evidence}",
             hint="pass --verify to run the profiles that decide it, in a repository you trust",
-            rule=c.condition,
+            rule="not_run",
         )
         for c in plan.checks
         if c.status is CheckStatus.ERROR and not c.before

@@ -232,7 +232,10 @@ _VERIFICATION_CHECKS = ("compiles", "tests_pass")
 
 
 def _refusal(errors: Sequence[PatchFailure]) -> FleetStatus:
-    """`verification_failed` when verification refused the change, else `refused`."""
+    """`verification_failed` when verification refused the change, `error` when it could
+    not run (an untrusted repository: nothing was established), else `refused`."""
+    if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in errors):
+        return FleetStatus.ERROR
     for error in errors:
         if error.code is FailureCode.VERIFICATION_FAILED:
             return FleetStatus.VERIFICATION_FAILED
@@ -261,6 +264,8 @@ def _verified(unit: WorkUnit, root: Path, result: RepoResult) -> RepoResult:
     ]
     errors = (*result.errors, *report.errors, *introduced)
     status = FleetStatus.VERIFICATION_FAILED if (report.errors or introduced) else result.status
+    if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in report.errors):
+        status = FleetStatus.ERROR
     return RepoResult(
         result.key,
         status,
