@@ -162,6 +162,27 @@ class TestVerifyNeedsTrust:
         main(["trust", "--list"])
         assert "no trusted repositories" in capsys.readouterr().out
 
+    def test_text_output_and_an_unwritable_store(
+        self,
+        repo: Path,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """The text forms say what happened; a store that cannot be written is exit 2."""
+        assert 0 == main(["trust", str(repo)])
+        assert f"trusted {repo.resolve()}" in capsys.readouterr().out
+        main(["trust", "--list"])
+        assert f"{repo.resolve()}  trusted" in capsys.readouterr().out
+        code, out = cli(capsys, "trust", "--revoke", str(repo))
+        assert 0 == code and "revoked" == out["status"]
+
+        blocker = tmp_path / "a-file"
+        blocker.write_text("")
+        monkeypatch.setenv(trust.CONFIG_ENV, str(blocker / "config"))
+        assert 2 == main(["trust", str(repo)])
+        assert "cannot write the trust store" in capsys.readouterr().err
+
     def test_trust_of_a_missing_folder_is_a_usage_error(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:

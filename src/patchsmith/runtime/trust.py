@@ -335,7 +335,8 @@ def _locked() -> Iterator[Path]:
     if folder is None:
         raise OSError("no config directory: set PATCHSMITH_CONFIG_DIR or HOME")
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(folder / ".trust.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(folder / ".trust.lock", flags, 0o600)
     try:
         try:
             import fcntl
