@@ -8,6 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from patchsmith.errors import FailureCode
 from patchsmith.runtime import trust
@@ -178,3 +180,24 @@ def test_config_dir_falls_back_to_xdg_then_home(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative")
     monkeypatch.setenv("HOME", "/home/someone")
     assert Path("/home/someone/.config/patchsmith") == trust.config_dir()
+
+
+_ARGV = st.lists(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12), min_size=1
+)
+
+
+@settings(max_examples=40)
+@given(first=_ARGV, second=_ARGV)
+def test_trust_follows_the_configured_argv(first: list[str], second: list[str]) -> None:
+    """Trusted with one profile argv, a repository stays trusted exactly while it has it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        repo = Path(scratch)
+        config = repo / "patchsmith.toml"
+        config.write_text(f"[verify.unit]\nargv = {json.dumps(first)}\n")
+        before = trust.configuration_digest(repo)
+        config.write_text(f"[verify.unit]\nargv = {json.dumps(second)}\n")
+
+        assert (before == trust.configuration_digest(repo)) == (first == second)
