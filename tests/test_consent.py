@@ -240,6 +240,8 @@ class TestDryRunsRunNothing:
 
         assert "dry_run" == result.content["status"]
         assert not marker.exists()
+        box.call("run_recipe", {"recipe_yaml": RECIPE, "verify": True})
+        assert marker.exists()
 
     def test_fleet_run_without_verify(
         self,

@@ -499,6 +499,7 @@ class Toolbox:
             check=args.check,
             record=self.record,
             policy=self.policy,
+            verify=True if args.verify else None,
             trust=self.trust,
         )
         return from_report(report)
@@ -529,6 +530,7 @@ class Toolbox:
             paths=args.paths,
             policy=self.policy,
             record=self.record,
+            verify=True if args.verify else None,
             trust=self.trust,
         )
         return ToolResult(report.to_json(), report.to_text(), is_error=not report.ok)
