@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -28,7 +30,10 @@ def pytest_configure(config: object) -> None:
 
     if "PATCHSMITH_CACHE_DIR" not in os.environ:
         _MADE_CACHE.append(tempfile.mkdtemp(prefix="patchsmith-cache-"))
-        os.environ["PATCHSMITH_CACHE_DIR"] = _MADE_CACHE[0]
+        os.environ["PATCHSMITH_CACHE_DIR"] = _MADE_CACHE[-1]
+    # The trust store too: `patchsmith trust` in a test never writes the user's config.
+    _MADE_CACHE.append(tempfile.mkdtemp(prefix="patchsmith-config-"))
+    os.environ["PATCHSMITH_CONFIG_DIR"] = _MADE_CACHE[-1]
 
 
 def pytest_unconfigure(config: object) -> None:
@@ -37,3 +42,16 @@ def pytest_unconfigure(config: object) -> None:
 
     for folder in _MADE_CACHE:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _trust_test_repositories(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Repositories the tests make (under pytest's base temp dir) may run their programs.
+
+    The user's own opt-in, `$PATCHSMITH_TRUSTED_PATHS`, as a CI machine would set it;
+    the trust tests remove it to see the untrusted side.
+    """
+    monkeypatch.setenv("PATCHSMITH_TRUSTED_PATHS", str(tmp_path_factory.getbasetemp()))
+    yield

@@ -27,6 +27,8 @@ from typing import Any
 
 from patchsmith._attempt import (
     Attempt,
+    Verdict,
+    Verifier,
     head_commit,
     not_ready,
     open_workspace,
@@ -84,6 +86,8 @@ def propose(
     record: bool | None = None,
     policy: Policy | None = None,
     allow_policy_edit: bool = False,
+    verify: bool | None = None,
+    trust: bool | None = None,
 ) -> ApplyReport:
     """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
 
@@ -93,7 +97,16 @@ def propose(
     attempt of the same `proposal_id` left the files exactly as they are now. With
     `check`, nothing is written. A change to the workspace's policy is refused
     (PROTECTED_PATH) unless the caller passes `allow_policy_edit`; a proposal cannot
-    ask for it itself. Never raises for bad input.
+    ask for it itself.
+
+    The repository's programs (the verification plan, or the one `unplanned = "auto"`
+    makes, and the `compiles`/`tests_pass` profiles of an `ast_transform` recipe) run
+    when `verify` is true, or when it is `None` and this is not a check: a dry run
+    runs none of them unless asked. A plan that may not run refuses an apply
+    (INSUFFICIENT_EVIDENCE) and is a note on a check. `command` operations run as the
+    proposal asks. Either way only in a trusted repository (`trust`: true trusts it
+    for this call, `None` asks the trust store; else UNTRUSTED_REPOSITORY).
+    Never raises for bad input.
     """
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
@@ -105,6 +118,7 @@ def propose(
         isinstance(op, AstTransformOperation) and op.dry_run for op in loaded.operations
     ):
         check = True  # an ast_transform's dry run makes the whole proposal a check
+    programs = verify if verify is not None else not check
     if isinstance(loaded, PatchFailure):
         attempt = Attempt(
             workspace.real_root,
@@ -138,7 +152,7 @@ def propose(
     assert isinstance(rules, Policy) and isinstance(profile_set, ProfileSet)
     notes = rules.loosening_attempts(loaded)
     unverified = unverified_note(loaded, profile_set)
-    if unverified is not None:
+    if unverified is not None and (programs or implicit_plan(loaded, profile_set) is None):
         notes = (*notes, unverified)
     earlier = _applied_before(workspace, loaded, scripts)
     if earlier is not None:
@@ -151,7 +165,9 @@ def propose(
     if pre_failures:
         return attempt.finish(_refused(template, errors=pre_failures))
     with Transaction(workspace) as transaction:
-        staged = _stage(workspace, transaction, loaded, scripts, rules)
+        staged = _stage(
+            workspace, transaction, loaded, scripts, rules, programs=programs, trust=trust
+        )
         template = _with_files(
             template, staged.files, staged.notes, staged.warnings, staged.evidence
         )
@@ -188,6 +204,25 @@ def propose(
             if implicit is not None
             else loaded
         )
+        verifier: Verifier | None = None
+        if planned.verification_plan is not None and programs:
+            verifier = plan_verifier(
+                planned, workspace.real_root, profile_set, cache=recording, trust=trust
+            )
+        elif planned.verification_plan is not None:
+            names = ", ".join(planned.verification_plan.profile_names())
+            if check or implicit is not None:
+                # Not run is never passed: the postconditions stay not_checked. A plan the
+                # proposal itself asks for refuses an apply; the workspace's own
+                # (`unplanned = "auto"`) is then what "no profile reaches it" is: a note.
+                why = "a dry run" if check else "this call"
+                note = (
+                    f"not verified: the profiles ({names}) were not run; {why} runs no "
+                    "repository program unless --verify is given"
+                )
+                template = replace(template, notes=(*template.notes, note))
+            else:
+                verifier = _not_run(names)
         return review_and_commit(
             attempt,
             transaction,
@@ -195,11 +230,25 @@ def propose(
             template,
             check=check,
             postcheck=postcheck,
-            verifier=plan_verifier(planned, workspace.real_root, profile_set, cache=recording)
-            if planned.verification_plan is not None
-            else None,
+            verifier=verifier,
             expected_sha256=staged.expected,
         )
+
+
+def _not_run(names: str) -> Verifier:
+    """A verifier refusing the change: its plan was asked not to run (`verify=False`)."""
+
+    def run(_changes: Sequence[FileChange]) -> Verdict:
+        failure = PatchFailure(
+            FailureCode.INSUFFICIENT_EVIDENCE,
+            f"the verification plan ({names}) was not run: this call runs no repository "
+            "program (fleet run without --verify, or verify=False)",
+            hint="pass --verify to run the plan, in a repository you trust",
+            rule="verification_plan",
+        )
+        return Verdict(failures=(failure,))
+
+    return run
 
 
 def _refused(template: ApplyReport, *, errors: tuple[PatchFailure, ...]) -> ApplyReport:
@@ -320,6 +369,9 @@ def _stage(
     proposal: PatchProposal,
     script: EditScript,
     rules: Policy,
+    *,
+    programs: bool,
+    trust: bool | None,
 ) -> _Staged:
     # Patch operations are located together (one file may be edited by several), then
     # direct writes; a file touched by both is refused as CONFLICTING_EDITS. Commands
@@ -357,7 +409,12 @@ def _stage(
     for index, operation in enumerate(proposal.operations):
         if isinstance(operation, AstTransformOperation):
             recipe_files, recipe_failures, recipe_evidence = _stage_recipe(
-                workspace, transaction, operation, rules.tightened_by(proposal)
+                workspace,
+                transaction,
+                operation,
+                rules.tightened_by(proposal),
+                programs=programs,
+                trust=trust,
             )
             files.extend(recipe_files)
             evidence.extend(recipe_evidence)
@@ -403,6 +460,7 @@ def _stage(
         commands,
         policy=rules,
         forbidden=proposal.forbidden_files,
+        trust=trust,
     )
     return _Staged(
         (*files, *ran.files),
@@ -434,10 +492,13 @@ def _stage_recipe(
     transaction: Transaction,
     operation: AstTransformOperation,
     rules: Policy,
+    *,
+    programs: bool,
+    trust: bool | None,
 ) -> tuple[list[FileReport], list[PatchFailure], list[Evidence]]:
     """Plan the recipe over its scope and stage its changes into the proposal's transaction."""
     from patchsmith.codemod.registry import find_recipe
-    from patchsmith.codemod.runner import plan_recipe, stage_plan
+    from patchsmith.codemod.runner import not_run_failures, plan_recipe, stage_plan
 
     entry = find_recipe(operation.recipe, workspace.root)
     if isinstance(entry, PatchFailure):
@@ -451,8 +512,15 @@ def _stage_recipe(
         )
         return [], [mismatch], []
     plan = plan_recipe(
-        recipe, workspace.root, paths=(*operation.scope, *operation.paths), policy=rules
+        recipe,
+        workspace.root,
+        paths=(*operation.scope, *operation.paths),
+        policy=rules,
+        programs=programs,
+        trust=trust,
     )
+    if not programs:
+        plan.errors.extend(not_run_failures(plan))
     if plan.errors:
         return [], list(plan.errors), plan.evidence
     staged = stage_plan(plan, workspace, transaction)

@@ -82,7 +82,7 @@ def test_recipe_on_click(capsys: pytest.CaptureFixture[str], checkout: Path) -> 
         f'[verify.compile]\nargv = [{python}, "-m", "compileall", "-q", "src"]\nkind = "build"\n'
     )
 
-    code, dry = run(capsys, "recipe", "run", recipe, "-C", root, "--json")
+    code, dry = run(capsys, "recipe", "run", recipe, "-C", root, "--json", "--verify")
 
     assert 0 == code and "dry_run" == dry["status"], dry["errors"]
     checks = {c["condition"]: c for c in dry["checks"]}  # type: ignore[union-attr]

@@ -108,10 +108,11 @@ def test_a_harmless_recipe_is_verified_and_recorded(
 
 
 def test_dry_run_verifies_too_and_writes_nothing(project: Path) -> None:
-    """A dry run is everything but the write: the profiles run, the tree stays as it was."""
+    """A dry run asked to verify is everything but the write: the profiles run, the tree
+    stays as it was."""
     before = snapshot_tree(project)
 
-    report = run_recipe(str(project / "break.yaml"), project, record=False)
+    report = run_recipe(str(project / "break.yaml"), project, record=False, verify=True)
 
     assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
     assert before == snapshot_tree(project)

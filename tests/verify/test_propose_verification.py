@@ -111,10 +111,10 @@ class TestRefusesOnlyWhatTheChangeBroke:
         assert ConditionStatus.FAILED == _post(report)[PostconditionType.TESTS_PASS]
 
     def test_check_mode_verifies_but_writes_nothing(self, project: Path) -> None:
-        """A dry run runs the plan too, and writes no file."""
+        """A dry run asked to verify runs the plan too, and writes no file."""
         before = snapshot_tree(project)
 
-        report = propose(_proposal(RENAMED), project, check=True)
+        report = propose(_proposal(RENAMED), project, check=True, verify=True)
 
         assert ApplyStatus.APPLIED == report.status
         assert before == snapshot_tree(project)

@@ -29,6 +29,7 @@ _COMMANDS: tuple[str, ...] = (
     "freeze",
     "revert",
     "mcp",
+    "trust",
 )
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from patchsmith.cli._consent import add_trust_option
 from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, usage_error, write_json
 
 __all__ = ["register"]
@@ -84,8 +85,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="append",
         default=[],
         metavar="PROFILE",
-        help="a verification profile to run after the change (may repeat)",
+        help="a verification profile to run after the change (may repeat); without it no "
+        "repository program runs (postconditions and plans included)",
     )
+    add_trust_option(run)
     run.add_argument(
         "--retry-errors",
         action="store_true",
@@ -152,6 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         "recipe_dirs": args.recipes,
         "policy": args.policy,
         "verify": args.verify,
+        "trust": bool(args.trust),
     }
     live = not args.json and sys.stderr.isatty()
     try:

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from patchsmith.cli._consent import add_trust_option, trust_of
 from patchsmith.cli._output import EXIT_OK, EXIT_USAGE, missing_root, print_failures
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 
@@ -71,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--no-record", action="store_true", help="keep no audit record of the attempts"
     )
+    add_trust_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             args.root,
             workspace_prefix=args.workspace_prefix or None,
             record=False if args.no_record else None,
+            trust=trust_of(args),
         )
     except PatchRefused as refusal:
         print_failures("mcp", refusal.failures)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from patchsmith.cli._consent import add_trust_option, add_verify_option, trust_of, verify_of
 from patchsmith.cli._output import EXIT_USAGE, missing_root
 from patchsmith.cli.apply import add_metadata_options, add_record_option, policy_for, print_report
 
@@ -37,6 +38,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--check", action="store_true", help="dry run: check and print the diff, write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_verify_option(
+        parser,
+        "run the verification plan (or the one unplanned = auto makes) on a --check too",
+    )
+    add_trust_option(parser)
     add_record_option(parser)
     add_metadata_options(parser)
     parser.set_defaults(func=run)
@@ -65,7 +71,13 @@ def run(args: argparse.Namespace) -> int:
     # Passed as text, never as a path: the file was named on the command line, and its
     # content must not be mistaken for another path.
     report = propose(
-        _as_text(text), args.root, check=args.check, record=args.record, policy=policy_for(args)
+        _as_text(text),
+        args.root,
+        check=args.check,
+        record=args.record,
+        policy=policy_for(args),
+        verify=verify_of(args),
+        trust=trust_of(args),
     )
     return print_report("propose", report, as_json=args.json)
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from patchsmith.cli._consent import add_trust_option, add_verify_option, trust_of, verify_of
 from patchsmith.cli._output import (
     EXIT_OK,
     EXIT_REFUSED,
@@ -61,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     test = commands.add_parser("test", help="run recipes' before/after and negative fixtures")
     test.add_argument("recipe", nargs="*", help="recipe ids (default: every recipe)")
     common(test)
+    add_trust_option(test)
     test.set_defaults(func=_test)
 
     run = commands.add_parser(
@@ -74,6 +76,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("recipe", help="a recipe id or a recipe file")
     run.add_argument("paths", nargs="*", help="narrow the scope (gitignore-style patterns)")
     run.add_argument("--apply", action="store_true", help="write the changes")
+    add_verify_option(
+        run,
+        "run the profiles of compiles/tests_pass postconditions on a dry run too "
+        "(an apply runs them)",
+    )
+    add_trust_option(run)
     run.add_argument(
         "--no-diff", action="store_true", help="leave the diffs out of the text report"
     )
@@ -170,7 +178,7 @@ def _test(args: argparse.Namespace) -> int:
         failures: list[PatchFailure] = []
     else:
         entries, failures = list_recipes(Path(args.root), args.recipes)
-    results = [r for entry in entries for r in run_fixtures(entry)]
+    results = [r for entry in entries for r in run_fixtures(entry, trust=trust_of(args))]
     failed = [r for r in results if not r.passed]
     if args.json:
         write_json(
@@ -236,6 +244,8 @@ def _run(args: argparse.Namespace) -> int:
             record=args.record,
             recipe_dirs=args.recipes,
             progress=progress,
+            verify=verify_of(args),
+            trust=trust_of(args),
         )
     finally:
         bar.close()
@@ -286,7 +296,7 @@ def _new(args: argparse.Namespace) -> int:
     entry = load_recipe_file(path)
     if isinstance(entry, PatchFailure):
         return usage_error("recipe new", entry, as_json=args.json)
-    results = run_fixtures(entry)
+    results = run_fixtures(entry, trust=trust_of(args))
     failed = [r for r in results if not r.passed]
     if args.json:
         write_json({"recipe": str(path), "results": [r.to_json() for r in results]})

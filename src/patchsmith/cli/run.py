@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 
+from patchsmith.cli._consent import add_trust_option, trust_of
 from patchsmith.cli._output import (
     EXIT_OK,
     EXIT_REFUSED,
@@ -64,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--max-feedback-chars", type=int, default=20000, metavar="N", help="over the whole run"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_trust_option(parser)
     add_record_option(parser)
     parser.set_defaults(func=run)
 
@@ -115,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
         if not argv:
             return _usage("--source-cmd names no command", as_json=args.json)
         source = CommandSource(argv, cwd=args.root, turn_format=args.turn_format)
-    result = run_task(task, source, budget, root=args.root, record=args.record)
+    result = run_task(
+        task, source, budget, root=args.root, record=args.record, trust=trust_of(args)
+    )
     if args.json:
         write_json(result.to_json())
     else:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from patchsmith.cli._consent import add_trust_option, trust_of
 from patchsmith.cli._output import EXIT_USAGE, missing_root
 from patchsmith.cli.apply import add_record_option, print_report
 
@@ -67,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--check", action="store_true", help="dry run: run, check and print the diff, write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_trust_option(parser)
     add_record_option(parser)
     parser.set_defaults(func=run)
 
@@ -112,5 +114,6 @@ def run(args: argparse.Namespace) -> int:
         allowed_dependency_changes=args.allow_dependency,
         check=args.check,
         record=args.record,
+        trust=trust_of(args),
     )
     return print_report("run-command", report, as_json=args.json)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from patchsmith.cli._consent import add_trust_option, trust_of
 from patchsmith.cli._output import (
     EXIT_OK,
     EXIT_REFUSED,
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--output", action="store_true", help="with --json, include each run's output"
     )
+    add_trust_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         full=args.full,
         top=top,
         profile_set=loaded,
+        trust=trust_of(args),
     )
     if report.errors:
         return _usage(report.errors[0], as_json=args.json)

@@ -53,6 +53,9 @@ class RecipeCheck:
     """True for a precondition, False for a postcondition."""
     hint: str | None = None
     """For an `error`: what to configure so the condition can be decided."""
+    not_run: bool = False
+    """An `error` because the call runs no repository program (a dry run without
+    `--verify`): a dry run reports it, an apply is refused for it (`not_run_failures`)."""
 
     def to_json(self) -> dict[str, object]:
         return {"condition": self.condition, "status": self.status.value, "evidence": self.evidence}
@@ -85,7 +88,7 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
             rule=c.condition,
         )
         for c in checks
-        if c.status is not Verdict.PASSED
+        if c.status is not Verdict.PASSED and not c.not_run
     ]
 
 
@@ -155,6 +158,7 @@ def postconditions(
     scope: Sequence[str] = (),
     profiles: ProfileSet | None = None,
     run_profiles: ProfileRunner | None = None,
+    not_run: str | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
@@ -163,6 +167,8 @@ def postconditions(
     decided by verification profiles (`codemod.build` picks them; `run_profiles` runs
     them on the changed tree); where none can decide, the verdict is `error`.
     `parses` is a syntax check of the changed files only.
+    `not_run` (why the caller runs no repository program) makes a condition that a
+    profile decides an `error`: not run, never passed.
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -181,7 +187,7 @@ def postconditions(
             results.append(_syntax(changed))
         else:
             assert isinstance(post, CompilesCheck | TestsPassCheck)
-            results.append(_decided(post, recipe, root, profiles, run_profiles))
+            results.append(_decided(post, recipe, root, profiles, run_profiles, not_run))
     return results
 
 
@@ -219,6 +225,7 @@ def _decided(
     root: Path | None,
     profiles: ProfileSet | None,
     run_profiles: ProfileRunner | None,
+    not_run: str | None = None,
 ) -> RecipeCheck:
     """`compiles` / `tests_pass`: the deciding profiles' verdict, or `error` with what to do."""
     from patchsmith.codemod.build import deciding_profiles
@@ -232,6 +239,16 @@ def _decided(
     deciders = deciding_profiles(post, recipe.language, root, profiles)
     if not deciders.names:
         return _error(post.type, deciders.problem, deciders.hint)
+    if not_run is not None:
+        hint = "pass --verify (and trust the repository: `patchsmith trust PATH`) to run it"
+        return RecipeCheck(
+            post.type,
+            Verdict.ERROR,
+            f"not run ({', '.join(deciders.names)}): {not_run}",
+            False,
+            hint,
+            True,
+        )
     report = run_profiles(deciders.names, deciders.profile_set)
     return _verified(post.type, deciders.names, report)
 

@@ -88,18 +88,26 @@ def _difference(expected: dict[str, bytes], actual: dict[str, bytes]) -> str:
     return ""
 
 
-def _run_case(entry: RecipeEntry, source: Path, work: Path) -> tuple[str, RecipeStatus]:
+def _run_case(
+    entry: RecipeEntry, source: Path, work: Path, trust: bool | None
+) -> tuple[str, RecipeStatus]:
     from patchsmith.codemod.runner import run_recipe
     from patchsmith.policy import Policy
 
     shutil.copytree(source, work, dirs_exist_ok=True)
-    report = run_recipe(entry.recipe, work, apply=True, record=False, policy=Policy())
+    report = run_recipe(entry.recipe, work, apply=True, record=False, policy=Policy(), trust=trust)
     errors = "; ".join(f"{e.code.value}: {e.message}" for e in report.errors)
     return errors, report.status
 
 
-def run_fixtures(entry: RecipeEntry) -> list[FixtureResult]:
-    """Run every fixture of `entry`; a missing positive or negative fixture is a failure too."""
+def run_fixtures(entry: RecipeEntry, *, trust: bool | None = None) -> list[FixtureResult]:
+    """Run every fixture of `entry`; a missing positive or negative fixture is a failure too.
+
+    A built-in recipe's fixtures ship with patchsmith, so their postconditions' programs
+    run; a repository recipe's fixtures are the repository's, so they run only with
+    `trust` (a fixture runs in a scratch copy the trust store cannot know).
+    """
+    trust = True if entry.builtin else trust
     rid = entry.recipe.recipe_id
     results: list[FixtureResult] = []
     cases = (
@@ -109,7 +117,7 @@ def run_fixtures(entry: RecipeEntry) -> list[FixtureResult]:
         with tempfile.TemporaryDirectory(prefix="patchsmith-fixture-") as tmp:
             work = Path(tmp) / "work"
             if (case / "before").is_dir() and (case / "after").is_dir():
-                errors, status = _run_case(entry, case / "before", work)
+                errors, status = _run_case(entry, case / "before", work, trust)
                 diff = _difference(_tree(case / "after"), _tree(work))
                 passed = not errors and not diff and status is RecipeStatus.APPLIED
                 detail = errors or diff or ("" if passed else f"status {status.value}")
@@ -117,7 +125,7 @@ def run_fixtures(entry: RecipeEntry) -> list[FixtureResult]:
                 if passed and _wants_javac(entry):
                     results.append(_javac(rid, case.name, work))
             elif (case / "unchanged").is_dir():
-                errors, status = _run_case(entry, case / "unchanged", work)
+                errors, status = _run_case(entry, case / "unchanged", work, trust)
                 diff = _difference(_tree(case / "unchanged"), _tree(work))
                 passed = not errors and not diff and status is RecipeStatus.NO_CHANGE
                 detail = errors or diff or ("" if passed else f"status {status.value}")

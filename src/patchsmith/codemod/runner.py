@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchsmith.codemod.checks import RecipeCheck, check_failures, postconditions, preconditions
+from patchsmith.codemod.checks import (
+    RecipeCheck,
+    check_failures,
+    postconditions,
+    preconditions,
+)
 from patchsmith.codemod.files import select_files
 from patchsmith.codemod.recipe import Recipe
 from patchsmith.codemod.registry import RecipeEntry, find_recipe
@@ -96,6 +101,8 @@ def plan_recipe(
     rerun: bool = True,
     cache: bool = True,
     rerun_in_background: bool = False,
+    programs: bool = True,
+    trust: bool | None = None,
 ) -> RecipePlan:
     """The recipe's changes to the files under `root` (narrowed to `paths`), computed in memory.
 
@@ -106,7 +113,9 @@ def plan_recipe(
     applied (`cache` false: the base run is not cached either).
     With `rerun_in_background`, the re-run is left running on a thread (most of it is
     ast-grep's own process) while the caller stages the changes: call `plan.settle()`
-    before committing anything.
+    before committing anything. Those profiles are the repository's programs: with
+    `programs` false they do not run and their conditions are `error` (not run); else
+    they run only in a trusted repository (`trust`, see `patchsmith.runtime.consent`).
     """
     step = progress or _no_progress
     total = 4 + len(recipe.operations)
@@ -169,7 +178,7 @@ def plan_recipe(
         plan.settle()  # a build or a test run costs more than waiting for the re-run
         if plan.errors:
             return plan
-        profiles, run_profiles = _profile_runner(plan, root, cache=cache)
+        profiles, run_profiles = _profile_runner(plan, root, cache=cache, trust=trust)
         if isinstance(profiles, PatchFailure):
             plan.errors.append(profiles)
             return plan
@@ -183,6 +192,7 @@ def plan_recipe(
                 scope=files,
                 profiles=profiles,
                 run_profiles=run_profiles,
+                not_run=None if programs else NOT_ASKED,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
@@ -193,8 +203,26 @@ def plan_recipe(
     return plan
 
 
+NOT_ASKED = "this call runs no repository program (a dry run or fleet run without --verify)"
+"""Why a `compiles`/`tests_pass` postcondition was not run."""
+
+
+def not_run_failures(plan: RecipePlan) -> list[PatchFailure]:
+    """One POSTCONDITION_FAILED per postcondition left unchecked: an apply needs its proof."""
+    return [
+        PatchFailure(
+            FailureCode.POSTCONDITION_FAILED,
+            f"{c.condition} {c.evidence}",
+            hint="pass --verify to run the profiles that decide it, in a repository you trust",
+            rule="not_run",
+        )
+        for c in plan.checks
+        if c.not_run
+    ]
+
+
 def _profile_runner(
-    plan: RecipePlan, root: Path, *, cache: bool
+    plan: RecipePlan, root: Path, *, cache: bool, trust: bool | None
 ) -> tuple[ProfileSet | PatchFailure | None, ProfileRunner | None]:
     """The workspace's profiles and a runner over the plan's changes (only when a condition
     could use them: loading profiles reads the config, running them costs real time)."""
@@ -211,8 +239,12 @@ def _profile_runner(
     changes = [_change(p, plan.originals[p], data) for p, data in plan.changed.items()]
 
     def run(names: Sequence[str], profile_set: ProfileSet) -> VerifyReport:
-        report = verify_changes(root, changes, names, profile_set=profile_set, cache=cache)
+        report = verify_changes(
+            root, changes, names, profile_set=profile_set, cache=cache, trust=trust
+        )
         plan.evidence.extend(report.evidence)
+        untrusted = [e for e in report.errors if e.code is FailureCode.UNTRUSTED_REPOSITORY]
+        plan.errors.extend(e for e in untrusted if e not in plan.errors)
         return report
 
     return profiles, run
@@ -381,6 +413,8 @@ def run_recipe(
     record: bool | None = None,
     recipe_dirs: Iterable[str | os.PathLike[str]] = (),
     progress: Progress | None = None,
+    verify: bool | None = None,
+    trust: bool | None = None,
 ) -> RecipeReport:
     """Run `recipe` (an id, a recipe file, or a `Recipe`) over the workspace at `root`.
 
@@ -389,6 +423,13 @@ def run_recipe(
     workspace's guards, after the idempotency re-run and the postconditions passed.
     `paths` narrows the recipe's scope (gitignore-style patterns). Recorded in the
     audit store like every attempt (`patchsmith log`). Never raises for bad input.
+
+    The `compiles`/`tests_pass` postconditions run the repository's verification
+    profiles when `verify` is true, or when it is `None` and this is an apply: a dry
+    run runs no repository program unless asked, and reports such a condition as
+    `error` (not run); an apply that may not run them is refused. They run only in a
+    trusted repository (`trust`: true trusts it for this call, `None` asks the trust
+    store; else UNTRUSTED_REPOSITORY).
     """
     from patchsmith._attempt import (
         Attempt,
@@ -451,7 +492,11 @@ def run_recipe(
         rerun=not dry_run,
         cache=attempt.record,
         rerun_in_background=not dry_run,
+        programs=verify if verify is not None else not dry_run,
+        trust=trust,
     )
+    if not dry_run:
+        plan.errors.extend(not_run_failures(plan))
     if plan.errors:
         plan.settle()
     evidence = tuple(plan.evidence)

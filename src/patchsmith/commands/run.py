@@ -25,6 +25,7 @@ def run_command(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    trust: bool | None = None,
 ) -> ApplyReport:
     """Run the allow-listed command `profile` on `root` and apply what it changed, or refuse.
 
@@ -33,7 +34,10 @@ def run_command(
     `expected_changed_paths` (default: the profile's) and out of
     `forbidden_changed_paths`, and they pass the guards before anything is written.
     COMMAND_NOT_ALLOWED, COMMAND_FAILED or COMMAND_OUT_OF_BOUNDS when it cannot be
-    run, fails, or strays. Never raises for bad input.
+    run, fails, or strays; UNTRUSTED_REPOSITORY, with nothing run, unless the
+    repository is trusted (`trust` true for this call, `None` asks the trust store).
+    Naming the profile is the request to run it, `check` included. Never raises for
+    bad input.
     """
     from patchsmith.propose import propose
 
@@ -55,4 +59,4 @@ def run_command(
         operations=(operation,),
         allowed_dependency_changes=tuple(allowed_dependency_changes),
     )
-    return propose(proposal, root, check=check, record=record, policy=policy)
+    return propose(proposal, root, check=check, record=record, policy=policy, trust=trust)

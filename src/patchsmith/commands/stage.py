@@ -13,6 +13,7 @@ from patchsmith.evidence import Evidence
 from patchsmith.policy import Policy
 from patchsmith.proposal import CommandOperation
 from patchsmith.report import FileReport
+from patchsmith.runtime.consent import consent
 from patchsmith.runtime.transaction import Transaction
 
 __all__ = ["StagedCommands", "stage_commands"]
@@ -40,19 +41,25 @@ def stage_commands(
     *,
     policy: Policy,
     forbidden: Sequence[str] = (),
+    trust: bool | None = None,
 ) -> StagedCommands:
     """Run each `(index, operation)` in order on a scratch copy and stage what it changed.
 
     Each command sees the workspace with everything staged so far (earlier operations,
     earlier commands). The first refused command stops the rest; nothing it changed is
     staged. `forbidden` (the proposal's forbidden files) and the policy's `forbidden`
-    are added to each operation's `forbidden_changed_paths`.
+    are added to each operation's `forbidden_changed_paths`. Nothing runs in an
+    untrusted repository (UNTRUSTED_REPOSITORY; `trust` as for `consent`).
     """
     if not operations:
         return StagedCommands()
     profiles = load_profiles(root)
     if isinstance(profiles, PatchFailure):
         return StagedCommands(failures=(profiles,))
+    names = ", ".join(dict.fromkeys(op.profile for _, op in operations))
+    refused = consent(root, trust, what=f"command profile(s) {names}")
+    if refused is not None:
+        return StagedCommands(failures=(refused,))
     files: list[FileReport] = []
     notes: list[str] = []
     runs: list[CommandRun] = []

@@ -140,6 +140,7 @@ def run_fleet(
     policy: str | os.PathLike[str] | None = None,
     verify: Iterable[str] = (),
     progress: FleetProgress | None = None,
+    trust: bool = False,
 ) -> FleetSummary:
     """Run one recipe or proposal over many repositories; returns the run's summary.
 
@@ -156,6 +157,11 @@ def run_fleet(
     repositories file, a run id in use by another change or another process, or an
     executor that cannot start are the summary's `errors`; a repository's own failure
     is its result's status.
+
+    The repositories' own programs (recipe postconditions, a proposal's verification
+    plan, the `verify` profiles) run only when `verify` names profiles, and only in a
+    repository that is trusted: `trust` true for this run, else a local repository
+    trusted with `patchsmith trust` whose checkout has the same configuration.
     """
     started = time.perf_counter()
     spec = (
@@ -242,6 +248,7 @@ def run_fleet(
             keep_checkouts,
             progress,
             started,
+            trust,
         )
     finally:
         lock.release()
@@ -261,6 +268,7 @@ def _run(
     keep_checkouts: bool,
     progress: FleetProgress | None,
     started: float,
+    trust: bool,
 ) -> FleetSummary:
     store = FleetStore.open(run_dir)
     if isinstance(store, PatchFailure):
@@ -280,7 +288,7 @@ def _run(
             _sweep(Path(workdir), finished)
         except StateDirUnsafe as exc:
             return _failed(run_id, run_dir.parent, unsafe_run_folder(exc), spec)
-        units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts) for r in todo]
+        units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts, trust) for r in todo]
         errors: tuple[PatchFailure, ...] = ()
         name = kind.value
         used = workers

@@ -66,6 +66,8 @@ class WorkUnit:
     """The folder under which the checkout is made (and removed after)."""
     timeout: float = DEFAULT_TIMEOUT
     keep_checkout: bool = False
+    trust: bool = False
+    """`--trust`: the repositories may run their programs (with `--verify`) in this run."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -74,6 +76,7 @@ class WorkUnit:
             "workdir": self.workdir,
             "timeout": self.timeout,
             "keep_checkout": self.keep_checkout,
+            "trust": self.trust,
         }
 
     @classmethod
@@ -89,6 +92,7 @@ class WorkUnit:
             str(data["workdir"]),
             float(timeout) if isinstance(timeout, int | float) else DEFAULT_TIMEOUT,
             bool(data.get("keep_checkout", False)),
+            data.get("trust") is True,
         )
 
 
@@ -180,7 +184,15 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     source = root.parent / "recipe.yaml"
     source.write_text(unit.change.text, encoding="utf-8")
     rules = policy if isinstance(policy, Policy) else None
-    report = run_recipe(source, root, apply=True, record=False, policy=rules)
+    report = run_recipe(
+        source,
+        root,
+        apply=True,
+        record=False,
+        policy=rules,
+        verify=bool(unit.change.verify_profiles),
+        trust=_trust(unit, root),
+    )
     data = report.to_json()
     data.pop("seconds", None)
     if report.status is RecipeStatus.APPLIED:
@@ -202,7 +214,14 @@ def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     from patchsmith.report import ApplyStatus
 
     rules = policy if isinstance(policy, Policy) else None
-    report = propose(json.loads(unit.change.text), root, record=False, policy=rules)
+    report = propose(
+        json.loads(unit.change.text),
+        root,
+        record=False,
+        policy=rules,
+        verify=bool(unit.change.verify_profiles),
+        trust=_trust(unit, root),
+    )
     data = report.to_json()
     if report.status is ApplyStatus.APPLIED and report.diff:
         status = FleetStatus.CHANGED
@@ -224,11 +243,27 @@ def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     )
 
 
+def _trust(unit: WorkUnit, root: Path) -> bool | None:
+    """True with `--trust`, or when the checkout's configuration is that of a local
+    repository the user trusted; else `None` (the trust store decides, which knows no
+    fresh checkout unless `$PATCHSMITH_TRUSTED_PATHS` covers it)."""
+    from patchsmith.runtime.trust import trusted_as
+
+    if unit.trust:
+        return True
+    if "://" in unit.repo.source or not Path(unit.repo.source).is_dir():
+        return None
+    return True if trusted_as(root, unit.repo.source) else None
+
+
 _VERIFICATION_CHECKS = ("compiles", "tests_pass", "parses")
 
 
 def _refusal(errors: Sequence[PatchFailure]) -> FleetStatus:
-    """`verification_failed` when verification refused the change, else `refused`."""
+    """`verification_failed` when verification refused the change, `error` when it could
+    not run (an untrusted repository: nothing was established), else `refused`."""
+    if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in errors):
+        return FleetStatus.ERROR
     for error in errors:
         if error.code is FailureCode.VERIFICATION_FAILED:
             return FleetStatus.VERIFICATION_FAILED
@@ -243,7 +278,7 @@ def _verified(unit: WorkUnit, root: Path, result: RepoResult) -> RepoResult:
     """Run the verification profiles on the changed checkout against its clean commit."""
     from patchsmith.verify.workflow import verify
 
-    report = verify(root, list(unit.change.verify_profiles), base="HEAD")
+    report = verify(root, list(unit.change.verify_profiles), base="HEAD", trust=_trust(unit, root))
     data = report.to_json()
     introduced = [
         PatchFailure(
@@ -257,6 +292,8 @@ def _verified(unit: WorkUnit, root: Path, result: RepoResult) -> RepoResult:
     ]
     errors = (*result.errors, *report.errors, *introduced)
     status = FleetStatus.VERIFICATION_FAILED if (report.errors or introduced) else result.status
+    if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in report.errors):
+        status = FleetStatus.ERROR
     return RepoResult(
         result.key,
         status,

@@ -136,6 +136,11 @@ class ProposeArgs(ToolArgs):
         "prints its JSON Schema"
     )
     check: bool = Field(False, description="dry run: check and guard everything, write nothing")
+    verify: bool = Field(
+        False,
+        description="with check: run the verification plan too (only in a workspace the user "
+        "trusts; an apply always runs it)",
+    )
 
 
 class RunRecipeArgs(ToolArgs):
@@ -146,6 +151,11 @@ class RunRecipeArgs(ToolArgs):
         None, description="a recipe given inline, as YAML or JSON text (instead of `recipe`)"
     )
     apply: bool = Field(False, description="write the changes (default: dry run, diff only)")
+    verify: bool = Field(
+        False,
+        description="on a dry run: run the profiles of compiles/tests_pass postconditions too "
+        "(only in a workspace the user trusts; an apply always runs them)",
+    )
     paths: list[str] = Field(
         default_factory=list, description="narrow the recipe's scope (gitignore-style patterns)"
     )

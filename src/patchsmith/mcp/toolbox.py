@@ -101,8 +101,14 @@ class Toolbox:
         workspace_prefix: str | None = DEFAULT_PREFIX,
         record: bool | None = None,
         policy: Policy | None = None,
+        trust: bool | None = None,
     ) -> None:
         """Bind the tools to `root` (a directory), loading its policy and profiles now.
+
+        `trust` true lets the workspace run its own programs (the `verify` tool, a
+        proposal's plan and commands, a recipe's postconditions on apply) for this
+        server's life; `None` asks the trust store on every call (`patchsmith trust`).
+        Dry runs (`check`, a recipe without `apply`) run none of them.
 
         Raises `PatchRefused` (FILE_NOT_FOUND, INVALID_POLICY) when the root is not a
         directory or its policy cannot be read: a server should not start then.
@@ -117,6 +123,7 @@ class Toolbox:
             raise PatchRefused([rules])
         self.policy: Policy = rules
         self.record = record
+        self.trust = trust
         prefixes = [workspace_prefix] if workspace_prefix else []
         self._bases = (*prefixes, str(self._workspace.real_root), str(self.root))
         self.workspace_prefix = workspace_prefix
@@ -529,7 +536,13 @@ class Toolbox:
 
         proposal: Any = args.proposal
         report = propose(
-            proposal, self.root, check=args.check, record=self.record, policy=self.policy
+            proposal,
+            self.root,
+            check=args.check,
+            record=self.record,
+            policy=self.policy,
+            verify=True if args.verify else None,
+            trust=self.trust,
         )
         return from_report(self._without_forbidden_excerpts(report))
 
@@ -559,6 +572,8 @@ class Toolbox:
             paths=args.paths,
             policy=self.policy,
             record=self.record,
+            verify=True if args.verify else None,
+            trust=self.trust,
         )
         return ToolResult(report.to_json(), report.to_text(), is_error=not report.ok)
 
@@ -576,6 +591,7 @@ class Toolbox:
             base=args.base,
             full=args.full,
             profile_set=self.profiles,
+            trust=self.trust,
         )
         if report.errors:
             raise _Refused(*report.errors)

@@ -147,12 +147,15 @@ def run_task(
     policy: Policy | None = None,
     record: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    trust: bool | None = None,
 ) -> RunResult:
     """Make the change `task` describes in `root`, asking `source` until it applies or the
     budget is spent. Never raises for bad input: an invalid task, policy or verification
     setup ends the run `refused` before the source is asked anything.
 
-    `clock` (seconds, monotonic) measures the wall-time budget.
+    `clock` (seconds, monotonic) measures the wall-time budget. The milestones'
+    verification runs the repository's profiles only where it is trusted (`trust` true
+    for this run, `None` asks the trust store; else UNTRUSTED_REPOSITORY).
     """
     started = clock()
     run_id = new_run_id()
@@ -196,6 +199,7 @@ def run_task(
         recording=should_record(record, rules),
         clock=clock,
         started=started,
+        trust=trust,
     )
     return loop.run()
 
@@ -212,6 +216,7 @@ class _Loop:
     recording: bool
     clock: Callable[[], float]
     started: float
+    trust: bool | None = None
     attempts: int = 0
     feedback_chars: int = 0
     turns: list[RunTurnRecord] = field(default_factory=list)
@@ -477,7 +482,9 @@ class _Loop:
 
     def _attempt(self, proposal: PatchProposal | PatchFailure, reply: Reply) -> ApplyReport:
         if not isinstance(proposal, PatchFailure):
-            return propose(proposal, self.root, record=self.recording, policy=self.policy)
+            return propose(
+                proposal, self.root, record=self.recording, policy=self.policy, trust=self.trust
+            )
         attempt = Attempt(
             self.root,
             AttemptKind.PROPOSE,

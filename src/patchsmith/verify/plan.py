@@ -159,10 +159,13 @@ def plan_verifier(
     *,
     top: int = DEFAULT_TOP,
     cache: bool = True,
+    trust: bool | None = None,
 ) -> Verifier:
     """The verifier `review_and_commit` runs on the staged changes.
 
     `cache` false (no audit record wanted) keeps the base-run cache untouched too.
+    `trust` is `verify_changes`' (an untrusted repository runs nothing: the report's
+    UNTRUSTED_REPOSITORY refuses the change).
     """
     plan = proposal.verification_plan
     assert plan is not None  # only made for proposals with a plan
@@ -177,6 +180,7 @@ def plan_verifier(
             timeout_s=plan.timeout_seconds,
             profile_set=profile_set,
             cache=cache,
+            trust=trust,
         )
         return _verdict(proposal, plan, profile_set, report, top)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.consent import consent
 from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
 from patchsmith.verify.baseline import cache_key, compare, read_cached, write_cached
@@ -51,6 +52,7 @@ def verify(
     top: int = DEFAULT_TOP,
     changed_paths: Sequence[str] | None = None,
     profile_set: ProfileSet | None = None,
+    trust: bool | None = None,
 ) -> VerifyReport:
     """Run `profiles` (all the workspace's when empty) on the tree at `root`.
 
@@ -59,7 +61,10 @@ def verify(
     pre-existing failures separately. A `targeted` Python test profile first runs
     only the tests that import a changed file (`changed_paths`, else what git says
     changed since `base`), then the whole profile when `full` is true or no test was
-    targeted. Never raises for bad input: problems are `VerifyReport.errors`.
+    targeted. The profiles are the repository's programs: they run only when it is
+    trusted (`trust`: true for this call, `None` asks the trust store; else
+    UNTRUSTED_REPOSITORY and nothing runs). Never raises for bad input: problems are
+    `VerifyReport.errors`.
     """
     workspace = Path(root)
     if not workspace.is_dir():
@@ -68,6 +73,9 @@ def verify(
     chosen = select_profiles(real_root, profiles, profile_set)
     if isinstance(chosen, PatchFailure):
         return VerifyReport(errors=(chosen,))
+    refused = _consent(real_root, chosen, trust)
+    if refused is not None:
+        return refused
     tree = git_tree_id(real_root, base) if base is not None else None
     if base is not None and base != "HEAD" and tree is None:
         return VerifyReport(
@@ -117,17 +125,22 @@ def verify_changes(
     timeout_s: float | None = None,
     profile_set: ProfileSet | None = None,
     cache: bool = True,
+    trust: bool | None = None,
 ) -> VerifyReport:
     """Run `profiles` on the workspace with `changes` applied, in a private copy.
 
     The base is the workspace as it is now (keyed by a digest of its files); neither
     run writes to the workspace. With `cache` false the base run is neither read
-    from nor written to `.patchsmith/` (nothing at all is written).
+    from nor written to `.patchsmith/` (nothing at all is written). Nothing runs in an
+    untrusted repository (UNTRUSTED_REPOSITORY; `trust` as for `verify`).
     """
     real_root = Path(root).resolve()
     chosen = select_profiles(real_root, profiles, profile_set)
     if isinstance(chosen, PatchFailure):
         return VerifyReport(errors=(chosen,))
+    refused = _consent(real_root, chosen, trust)
+    if refused is not None:
+        return refused
     digest = "files:" + tree_digest(real_root)
     changed_paths = sorted(
         {c.path for c in changes} | {c.old_path for c in changes if c.old_path is not None}
@@ -184,6 +197,15 @@ def select_profiles(
             hint="define one in patchsmith.toml under [verify.NAME] (docs/verify.md)",
         )
     return [(n, loaded.profiles[n]) for n in wanted]
+
+
+def _consent(
+    root: Path, chosen: Sequence[tuple[str, Profile]], trust: bool | None
+) -> VerifyReport | None:
+    """A report holding UNTRUSTED_REPOSITORY when the repository may not run these profiles."""
+    names = ", ".join(name for name, _ in chosen)
+    refused = consent(root, trust, what=f"verification profile(s) {names}")
+    return None if refused is None else VerifyReport(errors=(refused,))
 
 
 def _verify_one(
