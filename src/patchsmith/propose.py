@@ -67,7 +67,7 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
-from patchsmith.verify.plan import check_plan, implicit_plan, plan_verifier, unverified_note
+from patchsmith.verify.plan import check_plan, obligations, plan_verifier
 from patchsmith.verify.profiles import ProfileSet, load_profiles
 
 __all__ = ["INVALID_PROPOSAL_ID", "propose"]
@@ -84,6 +84,7 @@ def propose(
     record: bool | None = None,
     policy: Policy | None = None,
     allow_policy_edit: bool = False,
+    allow_unverified: bool = False,
 ) -> ApplyReport:
     """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
 
@@ -93,7 +94,10 @@ def propose(
     attempt of the same `proposal_id` left the files exactly as they are now. With
     `check`, nothing is written. A change to the workspace's policy is refused
     (PROTECTED_PATH) unless the caller passes `allow_policy_edit`; a proposal cannot
-    ask for it itself. Never raises for bad input.
+    ask for it itself. An expected TESTS_PASS or COMPILES that no profile establishes
+    is refused (POSTCONDITION_UNVERIFIED; a profile that ran to no result:
+    VERIFICATION_ERROR) unless the caller passes `allow_unverified`, which lets it
+    through with a note. Never raises for bad input.
     """
     workspace = open_workspace(root, check=check)
     if isinstance(workspace, ApplyReport):
@@ -136,15 +140,15 @@ def propose(
     if plan_problems:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=plan_problems, check=check))
     assert isinstance(rules, Policy) and isinstance(profile_set, ProfileSet)
-    notes = rules.loosening_attempts(loaded)
-    unverified = unverified_note(loaded, profile_set)
-    if unverified is not None:
-        notes = (*notes, unverified)
+    owed = obligations(loaded, profile_set, allow_unverified=allow_unverified)
+    notes = (*rules.loosening_attempts(loaded), *owed.notes)
     earlier = _applied_before(workspace, loaded, scripts)
     if earlier is not None:
         note = f"already applied by attempt {earlier}; nothing was written"
         report = ApplyReport(ApplyStatus.ALREADY_APPLIED, check=check, notes=(*notes, note))
         return attempt.finish(report)
+    if owed.refusals:
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=owed.refusals, check=check))
     pre = tuple(check_preconditions(loaded, workspace.root, policy=rules))
     template = ApplyReport(ApplyStatus.APPLIED, preconditions=pre, notes=notes, check=check)
     pre_failures = tuple(condition_failures(pre))
@@ -182,10 +186,9 @@ def propose(
         def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
             return check_postconditions(loaded, changes, ctx)
 
-        implicit = implicit_plan(loaded, profile_set)
         planned = (
-            loaded.model_copy(update={"verification_plan": implicit})
-            if implicit is not None
+            loaded.model_copy(update={"verification_plan": owed.plan})
+            if owed.plan is not None and loaded.verification_plan is None
             else loaded
         )
         return review_and_commit(
@@ -195,7 +198,13 @@ def propose(
             template,
             check=check,
             postcheck=postcheck,
-            verifier=plan_verifier(planned, workspace.real_root, profile_set, cache=recording)
+            verifier=plan_verifier(
+                planned,
+                workspace.real_root,
+                profile_set,
+                cache=recording,
+                allow_unverified=allow_unverified,
+            )
             if planned.verification_plan is not None
             else None,
             expected_sha256=staged.expected,

@@ -17,7 +17,9 @@ Operations of type ast_transform run a recipe; command operations run an allow-l
 profile on a scratch copy (see `patchsmith run-command --list`).
 
 exit status: 0 applied (or would be, with --check), or already applied;
-1 refused, nothing changed; 2 usage error (e.g. FILE cannot be read).
+1 refused, nothing changed (also when an expected TESTS_PASS/COMPILES could not be
+established: POSTCONDITION_UNVERIFIED, VERIFICATION_ERROR; --allow-unverified lets it
+through with a note); 2 usage error (e.g. FILE cannot be read).
 """
 
 
@@ -37,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--check", action="store_true", help="dry run: check and print the diff, write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="apply even when an expected TESTS_PASS/COMPILES or the strategy's minimum "
+        "evidence could not be established (a note says so) instead of refusing",
+    )
     add_record_option(parser)
     add_metadata_options(parser)
     parser.set_defaults(func=run)
@@ -65,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
     # Passed as text, never as a path: the file was named on the command line, and its
     # content must not be mistaken for another path.
     report = propose(
-        _as_text(text), args.root, check=args.check, record=args.record, policy=policy_for(args)
+        _as_text(text),
+        args.root,
+        check=args.check,
+        record=args.record,
+        policy=policy_for(args),
+        allow_unverified=args.allow_unverified,
     )
     return print_report("propose", report, as_json=args.json)
 
