@@ -67,6 +67,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--check", action="store_true", help="dry run: run, check and print the diff, write nothing"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="apply even when no profile can give the compile evidence BUILD_TOOL_GENERATED "
+        "needs (a note says so)",
+    )
     add_record_option(parser)
     parser.set_defaults(func=run)
 
@@ -112,5 +118,6 @@ def run(args: argparse.Namespace) -> int:
         allowed_dependency_changes=args.allow_dependency,
         check=args.check,
         record=args.record,
+        allow_unverified=args.allow_unverified,
     )
     return print_report("run-command", report, as_json=args.json)

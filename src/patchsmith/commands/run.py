@@ -25,6 +25,7 @@ def run_command(
     check: bool = False,
     record: bool | None = None,
     policy: Policy | None = None,
+    allow_unverified: bool = False,
 ) -> ApplyReport:
     """Run the allow-listed command `profile` on `root` and apply what it changed, or refuse.
 
@@ -33,7 +34,9 @@ def run_command(
     `expected_changed_paths` (default: the profile's) and out of
     `forbidden_changed_paths`, and they pass the guards before anything is written.
     COMMAND_NOT_ALLOWED, COMMAND_FAILED or COMMAND_OUT_OF_BOUNDS when it cannot be
-    run, fails, or strays. Never raises for bad input.
+    run, fails, or strays. Like any BUILD_TOOL_GENERATED proposal it needs compile
+    evidence: without a profile that gives it, INSUFFICIENT_EVIDENCE unless
+    `allow_unverified`. Never raises for bad input.
     """
     from patchsmith.propose import propose
 
@@ -55,4 +58,11 @@ def run_command(
         operations=(operation,),
         allowed_dependency_changes=tuple(allowed_dependency_changes),
     )
-    return propose(proposal, root, check=check, record=record, policy=policy)
+    return propose(
+        proposal,
+        root,
+        check=check,
+        record=record,
+        policy=policy,
+        allow_unverified=allow_unverified,
+    )
