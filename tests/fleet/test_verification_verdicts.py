@@ -47,8 +47,10 @@ def test_pytest_exit_4_and_5_are_errors_counted_apart(
     monkeypatch.chdir(tmp_path)
 
     code = main(
-        ["fleet", "run", "unittest-to-assert", "--repos", str(listing), "--verify", "pytest"]
-        + ["--run-id", "v", "--json"]
+        [
+            *("fleet", "run", "unittest-to-assert", "--repos", str(listing)),
+            *("--verify", "pytest", "--run-id", "v", "--json"),
+        ]
     )
     run = json.loads(capsys.readouterr().out)
 
