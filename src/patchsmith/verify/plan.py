@@ -39,6 +39,7 @@ from patchsmith.verify.profiles import (
     Unverified,
 )
 from patchsmith.verify.report import DEFAULT_TOP, ProfileOutcome, VerifyReport
+from patchsmith.verify.runner import UNPARSED_CODES
 from patchsmith.verify.workflow import verify_changes
 
 __all__ = [
@@ -136,6 +137,12 @@ _CONFIGURE_HINT = (
 )
 
 
+_MINIMUM_HINT = (
+    "configure a profile that reaches it under [verify.NAME] in patchsmith.toml (docs/verify.md, "
+    'the pyramid), or opt out with --allow-unverified / [verify] unverified = "note"'
+)
+
+
 @dataclass(frozen=True)
 class Obligations:
     """What a proposal must be verified with before it may be applied.
@@ -205,7 +212,7 @@ def obligations(
             f"proposal has no verification_plan and {why}"
         )
         if auto and proposal.strategy in _REFUSED_UNPLANNED and not loose:
-            refusals.append(_insufficient(proposal, required, reached, why, _CONFIGURE_HINT))
+            refusals.append(_insufficient(proposal, required, reached, why, _MINIMUM_HINT))
         else:
             ran = "" if plan is not None else " (only the syntax guard ran)"
             notes.append(text + ran + (" — allowed by the caller" if auto and loose else ""))
@@ -393,7 +400,8 @@ def _decide(kind: PostconditionType, report: VerifyReport) -> ConditionResult:
 def _errored(outcome: ProfileOutcome, top: int) -> PatchFailure:
     """VERIFICATION_ERROR: a profile ran but established nothing (never a pass)."""
     run = next((r for r in outcome.runs if r.verdict is Verdict.ERROR), None)
-    shown = [f.message.strip().splitlines()[0] for f in (run.failures if run else ())[:top]]
+    parsed = [f for f in (run.failures if run else ()) if f.code not in UNPARSED_CODES]
+    shown = [f.message.strip().splitlines()[0] for f in parsed[:top] if f.message.strip()]
     detail = ("; " + "; ".join(m for m in shown if m)) if any(shown) else ""
     return PatchFailure(
         FailureCode.VERIFICATION_ERROR,
