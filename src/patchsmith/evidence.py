@@ -119,8 +119,9 @@ class Evidence:
     profile that runs twice, the paths whose two results differed (`nondeterministic`).
 
     `verdict` is what the run established (docs/verify.md, the verdict table); when a
-    producer leaves it out it is derived from `passed`, `start_error` and `timed_out`,
-    and `passed` always equals `verdict is PASSED`. `reason` says why (for `error`:
+    producer leaves it out it is derived from `passed`, `start_error` and `timed_out`
+    (a run that did not start or timed out is always `error`), and `passed` always
+    equals `verdict is PASSED`. `reason` says why (for `error`:
     what kept the tool from a result); `tool_version` is the tool's own `--version`
     line; `collected` the test files a pytest run collected (targeted runs pick from it).
     """
@@ -149,13 +150,14 @@ class Evidence:
     collected: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        verdict = self.verdict
-        if verdict is None:
-            if self.start_error is not None or self.timed_out:
-                verdict = Verdict.ERROR
-            else:
-                verdict = Verdict.PASSED if self.passed else Verdict.FAILED
-        object.__setattr__(self, "verdict", Verdict(verdict))
+        # Derived when left out; when `passed` and `verdict` disagree (a `replace` of one
+        # of them), the one that claims less wins: never a pass that was not established.
+        verdict = Verdict(self.verdict) if self.verdict is not None else None
+        if self.start_error is not None or self.timed_out:
+            verdict = Verdict.ERROR
+        elif verdict is None or (verdict is Verdict.PASSED and not self.passed):
+            verdict = Verdict.PASSED if self.passed else Verdict.FAILED
+        object.__setattr__(self, "verdict", verdict)
         object.__setattr__(self, "passed", verdict is Verdict.PASSED)
 
     def to_json(self, *, output: bool = True) -> dict[str, object]:
