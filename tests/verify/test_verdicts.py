@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.verify.conftest import PY, git_commit_all
 from tests.workspace_snapshot import make_tree
 
@@ -22,6 +24,7 @@ from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.verify import verify
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of
 from patchsmith.verify.parsers.base import python_module
+from patchsmith.verify.parsers.pytest_junit import collected_files
 from patchsmith.verify.toolversion import tool_version, version_argv
 from patchsmith.verify.workflow import outcome_verdict
 
@@ -494,3 +497,42 @@ class TestCrashesAndGreens:
         assert RunSide.TARGETED is targeted.side
         assert targeted.argv[-1] == "tests/test_calc.py"
         assert report.outcomes[0].targeted_only
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parser=st.sampled_from(list(ParserName)),
+    code=st.integers(min_value=-64, max_value=300),
+    stdout=st.text(max_size=200),
+    stderr=st.text(max_size=200),
+    parsed=st.booleans(),
+)
+def test_no_nonzero_exit_is_ever_a_pass(
+    parser: ParserName, code: int, stdout: str, stderr: str, parsed: bool
+) -> None:
+    """Whatever a tool prints, a code other than 0 is never `passed` (and nothing raises)."""
+    data = ParserInput(stdout, stderr, None, "/r", report_expected=parser is ParserName.PYTEST)
+
+    verdict, reason = exit_verdict_of(parser, code, data, ONE if parsed else [])
+
+    assert reason
+    if code != 0:
+        assert verdict is not PASSED
+
+
+def test_collected_files_from_an_xunit1_report(tmp_path: Path) -> None:
+    """`junit_family=xunit1` names the file; xunit2 only the dotted class name."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_b.py").write_text("")
+    report = (
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_a" name="t" file="tests/test_a.py"/>'
+        '<testcase classname="tests.test_b.TestB" name="t"/>'
+        '<testcase classname="nowhere.at_all" name="t"/>'
+        "</testsuite></testsuites>"
+    )
+
+    found = collected_files(ParserInput("", "", report, str(tmp_path)))
+
+    assert ("tests/test_a.py", "tests/test_b.py") == found
+    assert () == collected_files(ParserInput("", "", "not xml", str(tmp_path)))
