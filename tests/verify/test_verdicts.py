@@ -536,3 +536,31 @@ def test_collected_files_from_an_xunit1_report(tmp_path: Path) -> None:
 
     assert ("tests/test_a.py", "tests/test_b.py") == found
     assert () == collected_files(ParserInput("", "", "not xml", str(tmp_path)))
+
+
+def test_a_timeout_is_an_error(tmp_path: Path) -> None:
+    profile = (
+        f'[verify.slow]\nargv = [{PY}, "-c", "import time; time.sleep(30)"]\n'
+        'kind = "test"\ntimeout_seconds = 1\n'
+    )
+    root = _repo(tmp_path, {"patchsmith.toml": profile, "a.py": "x = 1\n"})
+
+    report = verify(root, ["slow"], base=None)
+
+    assert ERROR is report.status
+    assert "timed out after 1 s" in report.outcomes[0].reason
+
+
+def test_pytest_that_writes_no_report_is_an_error(tmp_path: Path) -> None:
+    """The profile asks for `{report}` but the run writes none: no result, even on exit 0."""
+    profile = (
+        f'[verify.pytest]\nargv = [{PY}, "-m", "pytest", "-q", "-p", "no:cacheprovider", '
+        '"--junit-prefix={report}"]\nparser = "pytest"\n'
+    )
+    root = _repo(tmp_path, {"calc.py": CALC, "test_calc.py": TESTS, "patchsmith.toml": profile})
+
+    report = verify(root, ["pytest"], base=None)
+
+    assert ERROR is report.status
+    assert "no JUnit report" in report.outcomes[0].reason
+    assert 0 == report.evidence[0].exit_code

@@ -5,8 +5,11 @@ profile (INVALID_PROPOSAL) or cannot reach the evidence the proposal's strategy
 requires (INSUFFICIENT_EVIDENCE, the verification pyramid). After the guards pass,
 `plan_verifier` runs the plan on a private copy of the workspace with the changes
 applied, decides COMPILES and TESTS_PASS, and turns what the change broke into
-VERIFICATION_FAILED failures; the caller commits only when there are none (or the
-plan says `keep_on_failure`).
+VERIFICATION_FAILED failures and what could not be established into VERIFICATION_ERROR
+and POSTCONDITION_UNVERIFIED ones; the caller commits only when there are none (or the
+plan says `keep_on_failure`, which never keeps an unestablished change). `obligations`
+decides, before staging, what a proposal must be verified with and refuses what nothing
+can establish (docs/decisions/0029).
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def run_profile(
         report_expected=any(REPORT_PLACEHOLDER in arg for arg in profile.argv),
     )
     failures = parse_output(profile.parser, data)
-    verdict, reason = run_verdict(profile, result, data, failures)
+    verdict, reason = run_verdict(profile, result, data, failures, timeout_s=timeout_s)
     if not result.ok and not failures:
         failures = [_exit_failure(name, profile, result)]
     collected = collected_files(data) if profile.parser is ParserName.PYTEST else ()
@@ -88,14 +88,19 @@ def run_profile(
 
 
 def run_verdict(
-    profile: Profile, result: ProcessResult, data: ParserInput, failures: list[ToolFailure]
+    profile: Profile,
+    result: ProcessResult,
+    data: ParserInput,
+    failures: list[ToolFailure],
+    *,
+    timeout_s: float | None = None,
 ) -> tuple[Verdict, str]:
     """What one run established: `error` when it did not start, timed out or crashed, else
     what its tool's exit-code table says."""
     if result.start_error is not None:
         return Verdict.ERROR, f"could not start: {result.start_error}"
     if result.timed_out:
-        return Verdict.ERROR, f"timed out after {profile.timeout_seconds:g} s"
+        return Verdict.ERROR, f"timed out after {timeout_s or profile.timeout_seconds:g} s"
     if result.exit_code is None or result.exit_code < 0:
         signal = -result.exit_code if result.exit_code is not None else "?"
         return Verdict.ERROR, f"crashed: killed by signal {signal}"
