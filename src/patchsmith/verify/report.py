@@ -152,14 +152,16 @@ class VerifyReport:
             verdict = _SHOWN[outcome.verdict]
             changed = next((r for r in reversed(outcome.runs) if r.side is not RunSide.BASE), None)
             took = f" in {changed.duration_s:.2f} s" if changed is not None else ""
+            head = f"{outcome.profile} ({outcome.kind.value}): {verdict}{took} — "
+            if outcome.verdict is Verdict.ERROR:
+                # counts from a run that established nothing would only mislead
+                lines.append(head + f"could not establish: {outcome.reason}")
+                continue
             lines.append(
-                f"{outcome.profile} ({outcome.kind.value}): {verdict}{took} — "
-                f"{len(outcome.introduced)} introduced, {len(outcome.fixed)} fixed, "
+                head + f"{len(outcome.introduced)} introduced, {len(outcome.fixed)} fixed, "
                 f"{len(outcome.preexisting)} pre-existing"
                 + ("" if outcome.base_available else " (no base run: every failure counts)")
             )
-            if outcome.verdict is Verdict.ERROR:
-                lines.append(f"  could not establish: {outcome.reason}")
             for failure in outcome.introduced[:top]:
                 lines.extend("  " + line for line in _describe(_bounded(failure)).splitlines())
             hidden = len(outcome.introduced) - top
