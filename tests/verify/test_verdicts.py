@@ -564,3 +564,32 @@ def test_pytest_that_writes_no_report_is_an_error(tmp_path: Path) -> None:
     assert ERROR is report.status
     assert "no JUnit report" in report.outcomes[0].reason
     assert 0 == report.evidence[0].exit_code
+
+
+def test_cargo_exit_101_with_a_real_compile_error_is_a_failure(tmp_path: Path) -> None:
+    """cargo's own failure code with a parsed diagnostic is `failed`, and its version is kept."""
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not installed")
+    profile = (
+        '[verify.cargo]\nargv = ["cargo", "check", "--message-format=json", "--offline"]\n'
+        'parser = "cargo"\nkind = "build"\nenv = ["CARGO_*", "RUSTUP_*"]\n'
+        "timeout_seconds = 300\n"
+    )
+    manifest = '[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n'
+    files = {
+        "patchsmith.toml": profile,
+        "Cargo.toml": manifest,
+        "src/lib.rs": "pub fn one() -> i32 { 1 }\n",
+        ".gitignore": "target/\n",
+    }
+    root = _repo(tmp_path, files)
+    (root / "src" / "lib.rs").write_text('pub fn one() -> i32 { "one" }\n')
+
+    report = verify(root, ["cargo"])
+
+    assert FAILED is report.status, report.summary()
+    base, changed = report.evidence
+    assert (PASSED, FAILED) == (base.verdict, changed.verdict)
+    assert 101 == changed.exit_code and "cargo exit 101" in changed.reason
+    assert str(changed.tool_version).startswith("cargo ")
+    assert [f.code for f in report.outcomes[0].introduced] == ["E0308"]
