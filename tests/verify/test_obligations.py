@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +247,30 @@ class TestARealGreenChange:
         assert ApplyStatus.APPLIED == report.status, report.errors
         assert {e.profile for e in report.evidence} == {"pytest"}
         assert all(e.verdict is not Verdict.ERROR for e in report.evidence)
+
+
+def test_the_repositorys_interpreter_lacks_pytest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's first case: the built-in pytest profile runs `.venv/bin/python -m pytest`,
+    which has no pytest. Base and change fail alike, yet nothing is "passed": refused."""
+    root = make_tree(
+        tmp_path / "repo",
+        {"pkg/__init__.py": b"", "pkg/calc.py": CALC, "tests/test_calc.py": b"def test(): pass\n"},
+    )
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
+        check=True,
+        timeout=120,
+    )
+    before = snapshot_tree(root)
+    proposal = _write("pkg/calc.py", CALC, GREEN, expected_postconditions=[{"type": "TESTS_PASS"}])
+
+    code, data = _cli(capsys, root, proposal, "--no-record")
+
+    assert 1 == code
+    codes = [e["code"] for e in data["errors"]]
+    assert codes == ["VERIFICATION_ERROR", "POSTCONDITION_UNVERIFIED"]
+    assert "No module named pytest" in data["errors"][0]["message"]
+    assert {c["type"]: c["status"] for c in data["postconditions"]}["TESTS_PASS"] == "error"
+    assert before == snapshot_tree(root)
