@@ -593,3 +593,25 @@ def test_cargo_exit_101_with_a_real_compile_error_is_a_failure(tmp_path: Path) -
     assert 101 == changed.exit_code and "cargo exit 101" in changed.reason
     assert str(changed.tool_version).startswith("cargo ")
     assert [f.code for f in report.outcomes[0].introduced] == ["E0308"]
+
+
+def test_a_test_the_targeted_run_left_out_is_not_fixed(tmp_path: Path) -> None:
+    """The base fails in a file the change does not reach; only the targeted file runs."""
+    profile = PYTEST + "targeted = true\n"
+    failing = "def test_other():\n    assert False\n"
+    files = {
+        "calc.py": CALC,
+        "tests/test_calc.py": TESTS,
+        "tests/test_other.py": failing,
+        "conftest.py": "",
+        "patchsmith.toml": profile,
+    }
+    root = _repo(tmp_path, files)
+    (root / "calc.py").write_text(CALC + "\n\nVERSION = 2\n")
+
+    report = verify(root, ["pytest"])
+
+    outcome = report.outcomes[0]
+    assert PASSED is outcome.verdict and outcome.targeted_only
+    assert () == outcome.fixed
+    assert ["tests.test_other::test_other"] == [f.test_id for f in report.evidence[0].failures]

@@ -245,8 +245,11 @@ def _verify_one(
         kind=profile.kind,
         runs=tuple(runs),
         introduced=introduced,
-        # a failure gone from a run that established nothing was not fixed
-        fixed=result.fixed if verdict is not Verdict.ERROR else (),
+        # a failure gone from a run that established nothing, or from a test that did
+        # not run (only the targeted files did), was not fixed
+        fixed=_ran(result.fixed, targets if last.side is RunSide.TARGETED else None)
+        if verdict is not Verdict.ERROR
+        else (),
         preexisting=result.preexisting,
         base_available=base_run is not None,
         verdict=verdict,
@@ -284,6 +287,19 @@ def outcome_verdict(
     if failed:
         return Verdict.PASSED, "nothing introduced (the base failed the same way)"
     return Verdict.PASSED, "every run passed"
+
+
+def _ran(failures: Sequence[ToolFailure], targets: Sequence[str] | None) -> tuple[ToolFailure, ...]:
+    """The base failures whose test was in `targets` (all when `targets` is `None`)."""
+    if targets is None:
+        return tuple(failures)
+    stems = [t.removesuffix(".py") for t in targets]
+    kept = []
+    for failure in failures:
+        module = (failure.test_id or "").split("::")[0].replace(".", "/")
+        if module and any(module == s or module.startswith(s + "/") for s in stems):
+            kept.append(failure)
+    return tuple(kept)
 
 
 def _unparsed(run: Evidence) -> bool:
