@@ -58,6 +58,8 @@ class ConditionStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     NOT_CHECKED = "not_checked"
+    ERROR = "error"
+    """A profile that decides it ran but established nothing (never a pass)."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 __all__ = ["Evidence", "RunSide", "ToolFailure", "Verdict"]
@@ -117,6 +117,13 @@ class Evidence:
     `stdout`/`stderr` are the bounded output (`output_sha256` covers all of it).
     A command-profile run (side `command`) also lists the paths it changed and, for a
     profile that runs twice, the paths whose two results differed (`nondeterministic`).
+
+    `verdict` is what the run established (docs/verify.md, the verdict table); when a
+    producer leaves it out it is derived from `passed`, `start_error` and `timed_out`
+    (a run that did not start or timed out is always `error`), and `passed` always
+    equals `verdict is PASSED`. `reason` says why (for `error`:
+    what kept the tool from a result); `tool_version` is the tool's own `--version`
+    line; `collected` the test files a pytest run collected (targeted runs pick from it).
     """
 
     profile: str
@@ -137,6 +144,21 @@ class Evidence:
     stderr: str = ""
     changed_paths: tuple[str, ...] = ()
     nondeterministic: tuple[str, ...] = ()
+    verdict: Verdict = field(default=None)  # type: ignore[assignment]  # derived when left out
+    reason: str = ""
+    tool_version: str | None = None
+    collected: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Derived when left out; when `passed` and `verdict` disagree (a `replace` of one
+        # of them), the one that claims less wins: never a pass that was not established.
+        verdict = Verdict(self.verdict) if self.verdict is not None else None
+        if self.start_error is not None or self.timed_out:
+            verdict = Verdict.ERROR
+        elif verdict is None or (verdict is Verdict.PASSED and not self.passed):
+            verdict = Verdict.PASSED if self.passed else Verdict.FAILED
+        object.__setattr__(self, "verdict", verdict)
+        object.__setattr__(self, "passed", verdict is Verdict.PASSED)
 
     def to_json(self, *, output: bool = True) -> dict[str, object]:
         """A JSON object; `output=False` leaves the bulky stdout/stderr out."""
@@ -147,6 +169,9 @@ class Evidence:
             "exit_code": self.exit_code,
             "duration_s": round(self.duration_s, 4),
             "passed": self.passed,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "tool_version": self.tool_version,
             "timed_out": self.timed_out,
             "start_error": self.start_error,
             "cached": self.cached,
@@ -155,6 +180,8 @@ class Evidence:
             "introduced": [f.to_json() for f in self.introduced],
             "fixed": [f.to_json() for f in self.fixed],
         }
+        if self.collected:
+            data["collected"] = list(self.collected)
         if self.side is RunSide.COMMAND:
             data["changed_paths"] = list(self.changed_paths)
             data["nondeterministic"] = list(self.nondeterministic)
@@ -169,9 +196,11 @@ class Evidence:
 
     @classmethod
     def loads(cls, text: str) -> Evidence:
-        """The inverse of `dumps`."""
+        """The inverse of `dumps` (a row stored before verdicts existed derives its verdict)."""
         data = json.loads(text)
         exit_code = data.get("exit_code")
+        verdict = data.get("verdict")
+        version = data.get("tool_version")
         return cls(
             profile=str(data["profile"]),
             side=RunSide(data["side"]),
@@ -190,4 +219,8 @@ class Evidence:
             stderr=str(data.get("stderr", "")),
             changed_paths=tuple(str(p) for p in data.get("changed_paths", [])),
             nondeterministic=tuple(str(p) for p in data.get("nondeterministic", [])),
+            verdict=Verdict(verdict) if verdict is not None else None,  # type: ignore[arg-type]
+            reason=str(data.get("reason") or ""),
+            tool_version=str(version) if version is not None else None,
+            collected=tuple(str(p) for p in data.get("collected", [])),
         )

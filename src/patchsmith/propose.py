@@ -69,7 +69,7 @@ from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
-from patchsmith.verify.plan import check_plan, implicit_plan, plan_verifier, unverified_note
+from patchsmith.verify.plan import check_plan, obligations, plan_verifier
 from patchsmith.verify.profiles import ProfileSet, load_profiles
 
 __all__ = ["INVALID_PROPOSAL_ID", "propose"]
@@ -88,6 +88,7 @@ def propose(
     allow_policy_edit: bool = False,
     verify: bool | None = None,
     trust: bool | None = None,
+    allow_unverified: bool = False,
 ) -> ApplyReport:
     """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
 
@@ -106,6 +107,9 @@ def propose(
     (INSUFFICIENT_EVIDENCE) and is a note on a check. `command` operations run as the
     proposal asks. Either way only in a trusted repository (`trust`: true trusts it
     for this call, `None` asks the trust store; else UNTRUSTED_REPOSITORY).
+    An expected TESTS_PASS or COMPILES that no profile establishes is refused
+    (POSTCONDITION_UNVERIFIED; a profile that ran to no result: VERIFICATION_ERROR)
+    unless the caller passes `allow_unverified`, which lets it through with a note.
     Never raises for bad input.
     """
     workspace = open_workspace(root, check=check)
@@ -150,15 +154,21 @@ def propose(
     if plan_problems:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=plan_problems, check=check))
     assert isinstance(rules, Policy) and isinstance(profile_set, ProfileSet)
-    notes = rules.loosening_attempts(loaded)
-    unverified = unverified_note(loaded, profile_set)
-    if unverified is not None and (programs or implicit_plan(loaded, profile_set) is None):
-        notes = (*notes, unverified)
+    owed = obligations(loaded, profile_set, allow_unverified=allow_unverified, runs=programs)
+    notes = (*rules.loosening_attempts(loaded), *owed.notes)
+    if check and not programs and owed.refusals:
+        # A dry run that runs nothing writes nothing and claims nothing: what an apply
+        # would be refused for until verified is said, not refused.
+        said = tuple(f"an apply would be refused: {f.message}" for f in owed.refusals)
+        owed = replace(owed, refusals=(), notes=(*owed.notes, *said))
+        notes = (*notes, *said)
     earlier = _applied_before(workspace, loaded, scripts)
     if earlier is not None:
         note = f"already applied by attempt {earlier}; nothing was written"
         report = ApplyReport(ApplyStatus.ALREADY_APPLIED, check=check, notes=(*notes, note))
         return attempt.finish(report)
+    if owed.refusals:
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=owed.refusals, check=check))
     pre = tuple(check_preconditions(loaded, workspace.root, policy=rules))
     template = ApplyReport(ApplyStatus.APPLIED, preconditions=pre, notes=notes, check=check)
     pre_failures = tuple(condition_failures(pre))
@@ -198,7 +208,7 @@ def propose(
         def postcheck(changes: Sequence[FileChange]) -> list[ConditionResult]:
             return check_postconditions(loaded, changes, ctx)
 
-        implicit = implicit_plan(loaded, profile_set)
+        implicit = owed.plan if loaded.verification_plan is None else None
         planned = (
             loaded.model_copy(update={"verification_plan": implicit})
             if implicit is not None
@@ -207,11 +217,16 @@ def propose(
         verifier: Verifier | None = None
         if planned.verification_plan is not None and programs:
             verifier = plan_verifier(
-                planned, workspace.real_root, profile_set, cache=recording, trust=trust
+                planned,
+                workspace.real_root,
+                profile_set,
+                cache=recording,
+                trust=trust,
+                allow_unverified=allow_unverified,
             )
         elif planned.verification_plan is not None:
             names = ", ".join(planned.verification_plan.profile_names())
-            if check or implicit is not None:
+            if check:
                 # Not run is never passed: the postconditions stay not_checked. A plan the
                 # proposal itself asks for refuses an apply; the workspace's own
                 # (`unplanned = "auto"`) is then what "no profile reaches it" is: a note.

@@ -38,7 +38,7 @@ class TestAstTransform:
         """The recipe changes the files in `scope` and nothing else."""
         op = {"type": "ast_transform", "recipe": "unittest-to-assert", "scope": ["tests/test_a.py"]}
 
-        report = propose(proposal(op), root, record=False)
+        report = propose(proposal(op), root, record=False, allow_unverified=True)
 
         assert ApplyStatus.APPLIED == report.status
         assert "assert f(1) == 2" in (root / "tests/test_a.py").read_text()
@@ -50,7 +50,7 @@ class TestAstTransform:
         before = snapshot(root)
         op = {"type": "ast_transform", "recipe": "unittest-to-assert", "dry_run": True}
 
-        report = propose(proposal(op), root, record=False)
+        report = propose(proposal(op), root, record=False, allow_unverified=True)
 
         assert report.check and ApplyStatus.APPLIED == report.status
         assert "+        assert f(1) == 2" in report.diff
@@ -64,7 +64,7 @@ class TestAstTransform:
         }
         op = {"type": "ast_transform", "recipe": "unittest-to-assert"}
 
-        report = propose(proposal(patch, op), root, record=False)
+        report = propose(proposal(patch, op), root, record=False, allow_unverified=True)
 
         assert ApplyStatus.APPLIED == report.status
         assert "x = 2\n" == (root / "app.py").read_text()
@@ -74,7 +74,12 @@ class TestAstTransform:
         """The proposal's forbidden_files narrow what the recipe may touch."""
         op = {"type": "ast_transform", "recipe": "unittest-to-assert"}
 
-        report = propose(proposal(op, forbidden_files=["tests/test_b.py"]), root, record=False)
+        report = propose(
+            proposal(op, forbidden_files=["tests/test_b.py"]),
+            root,
+            record=False,
+            allow_unverified=True,
+        )
 
         assert ApplyStatus.APPLIED == report.status
         assert TEST == (root / "tests/test_b.py").read_text()
@@ -97,7 +102,7 @@ class TestAstTransform:
         """An unknown recipe, a wrong language, or nothing to change: refused, nothing written."""
         before = snapshot(root)
 
-        report = propose(proposal(op), root, record=False)
+        report = propose(proposal(op), root, record=False, allow_unverified=True)
 
         assert ApplyStatus.REFUSED == report.status
         assert [code] == [e.code for e in report.errors]

@@ -49,7 +49,12 @@ def _web(tmp_path: Path) -> Path:
 class TestNpmLock:
     def test_lockfile_is_created_by_the_profile(self, web: Path) -> None:
         """npm-lock writes package-lock.json through the transaction, marked as generated."""
-        report = propose(_proposal({"type": "command", "profile": "npm-lock"}), web, record=False)
+        report = propose(
+            _proposal({"type": "command", "profile": "npm-lock"}),
+            web,
+            record=False,
+            allow_unverified=True,
+        )
 
         assert report.ok, report.errors
         lock = json.loads((web / "package-lock.json").read_text())
@@ -60,13 +65,13 @@ class TestNpmLock:
 
     def test_manifest_patch_and_lockfile_in_one_transaction(self, web: Path) -> None:
         """A patch bumps package.json; the command regenerates the lock from the staged manifest."""
-        assert run_command("npm-lock", web, record=False).ok
+        assert run_command("npm-lock", web, record=False, allow_unverified=True).ok
         operations = (
             {"type": "patch", "text": BUMP},
             {"type": "command", "profile": "npm-lock"},
         )
 
-        report = propose(_proposal(*operations), web, record=False)
+        report = propose(_proposal(*operations), web, record=False, allow_unverified=True)
 
         assert report.ok, report.errors
         lock = json.loads((web / "package-lock.json").read_text())
@@ -75,7 +80,7 @@ class TestNpmLock:
 
     def test_hand_edit_of_the_lockfile_is_still_refused(self, web: Path) -> None:
         """The same lockfile change written by hand is LOCKFILE_CHANGED."""
-        assert run_command("npm-lock", web, record=False).ok
+        assert run_command("npm-lock", web, record=False, allow_unverified=True).ok
         lock = (web / "package-lock.json").read_text()
         op = {
             "type": "direct_write",
@@ -87,14 +92,17 @@ class TestNpmLock:
         # A hand edit is declared as one: BUILD_TOOL_GENERATED without a command would be
         # STRATEGY_MISMATCH before the lockfile guard is reached.
         report = propose(
-            _proposal(op, proposal_id="hand", strategy="DIRECT_FILE_EDIT"), web, record=False
+            _proposal(op, proposal_id="hand", strategy="DIRECT_FILE_EDIT"),
+            web,
+            record=False,
+            allow_unverified=True,
         )
 
         assert ["LOCKFILE_CHANGED"] == [e.code.value for e in report.errors]
 
     def test_check_mode_writes_nothing(self, web: Path) -> None:
         """With check, the command runs and the diff is shown, but nothing is written."""
-        report = run_command("npm-lock", web, check=True, record=False)
+        report = run_command("npm-lock", web, check=True, record=False, allow_unverified=True)
 
         assert report.ok
         assert "package-lock.json" in report.diff
@@ -128,6 +136,7 @@ class TestRuffFormat:
                 "paths=src",
                 "--json",
                 "--no-record",
+                "--allow-unverified",
             ]
         )
 
@@ -149,7 +158,7 @@ class TestRuffFormat:
             "[policy.review]\nmin_changed_lines = 0\nmax_formatting_hunks = 0\n"
         )
 
-        report = run_command("ruff-format", tmp_path, record=False)
+        report = run_command("ruff-format", tmp_path, record=False, allow_unverified=True)
 
         assert report.ok, report.errors
         assert "x = [1, 2, 3]\n" in (tmp_path / "a.py").read_text()
@@ -176,7 +185,17 @@ class TestStrayProfile:
         proposal.write_text(json.dumps(_proposal({"type": "command", "profile": "stray"})))
         before = snapshot_tree(stray)
 
-        code = main(["propose", str(proposal), "-C", str(stray), "--json", "--no-record"])
+        code = main(
+            [
+                "propose",
+                str(proposal),
+                "-C",
+                str(stray),
+                "--json",
+                "--no-record",
+                "--allow-unverified",
+            ]
+        )
 
         data = json.loads(capsys.readouterr().out)
         assert 1 == code
@@ -187,8 +206,14 @@ class TestStrayProfile:
 
     def test_unknown_profile_and_bad_parameters(self, stray: Path) -> None:
         """An unknown profile or parameter is COMMAND_NOT_ALLOWED, listing what exists."""
-        unknown = run_command("rm-rf", stray, record=False)
-        bad = run_command("ruff-format", stray, params={"paths": "--config=x"}, record=False)
+        unknown = run_command("rm-rf", stray, record=False, allow_unverified=True)
+        bad = run_command(
+            "ruff-format",
+            stray,
+            params={"paths": "--config=x"},
+            record=False,
+            allow_unverified=True,
+        )
 
         assert ["COMMAND_NOT_ALLOWED"] == [e.code.value for e in unknown.errors]
         assert "npm-lock" in (unknown.errors[0].hint or "")
@@ -254,6 +279,7 @@ class TestStagingWithOtherOperations:
             _proposal({"type": "patch", "text": rename}, {"type": "command", "profile": "gen"}),
             tmp_path,
             record=False,
+            allow_unverified=True,
         )
 
         assert report.ok, report.errors
@@ -267,7 +293,10 @@ class TestStagingWithOtherOperations:
         before = snapshot_tree(tmp_path)
 
         report = propose(
-            _proposal(delete, {"type": "command", "profile": "gen"}), tmp_path, record=False
+            _proposal(delete, {"type": "command", "profile": "gen"}),
+            tmp_path,
+            record=False,
+            allow_unverified=True,
         )
 
         assert ["CONFLICTING_EDITS"] == [e.code.value for e in report.errors]
@@ -278,7 +307,12 @@ class TestStagingWithOtherOperations:
         (tmp_path / "patchsmith.toml").write_text('[commands.gen]\nargv = "make"\n')
         (tmp_path / "a.txt").write_text("a\n")
 
-        report = propose(_proposal({"type": "command", "profile": "gen"}), tmp_path, record=False)
+        report = propose(
+            _proposal({"type": "command", "profile": "gen"}),
+            tmp_path,
+            record=False,
+            allow_unverified=True,
+        )
 
         assert ["COMMAND_NOT_ALLOWED"] == [e.code.value for e in report.errors]
 

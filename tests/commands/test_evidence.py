@@ -49,7 +49,9 @@ class TestNondeterministicArtifact:
         """Two differing runs: the file is marked, the run is stored, `show` prints both."""
         root = _profiles(tmp_path)
 
-        code, out = _run_cli(["run-command", "random", "-C", str(root), "--json"], capsys)
+        code, out = _run_cli(
+            ["run-command", "random", "-C", str(root), "--json", "--allow-unverified"], capsys
+        )
 
         data = json.loads(out)
         assert 0 == code, data["errors"]
@@ -84,7 +86,7 @@ class TestNondeterministicArtifact:
         """Two runs with the same bytes: kept, nothing marked."""
         root = _profiles(tmp_path)
 
-        report = run_command("stable", root)
+        report = run_command("stable", root, allow_unverified=True)
 
         assert report.ok, report.errors
         assert [False] == [f.nondeterministic for f in report.files]
@@ -103,7 +105,9 @@ class TestRefusedRunIsKept:
         """A command that fails refuses the proposal; its run is still evidence in the record."""
         root = _profiles(tmp_path)
 
-        code, out = _run_cli(["run-command", "failing", "-C", str(root), "--json"], capsys)
+        code, out = _run_cli(
+            ["run-command", "failing", "-C", str(root), "--json", "--allow-unverified"], capsys
+        )
 
         data = json.loads(out)
         assert 1 == code
@@ -123,7 +127,11 @@ class TestRefusedRunIsKept:
     def test_a_profile_that_never_started_leaves_no_run(self, tmp_path: Path) -> None:
         """A refused parameter means nothing ran: the refusal says so, no evidence is made up."""
         report = run_command(
-            "ruff-format", _profiles(tmp_path), params={"paths": "--x"}, record=False
+            "ruff-format",
+            _profiles(tmp_path),
+            params={"paths": "--x"},
+            record=False,
+            allow_unverified=True,
         )
 
         assert ["COMMAND_NOT_ALLOWED"] == [e.code.value for e in report.errors]
@@ -135,7 +143,9 @@ def test_npm_lock_run_is_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str
     """The lockfile profile end to end through the CLI, then its evidence through `show`."""
     (tmp_path / "package.json").write_text('{"name": "tiny", "version": "1.0.0"}\n')
 
-    code, out = _run_cli(["run-command", "npm-lock", "-C", str(tmp_path), "--json"], capsys)
+    code, out = _run_cli(
+        ["run-command", "npm-lock", "-C", str(tmp_path), "--json", "--allow-unverified"], capsys
+    )
 
     data = json.loads(out)
     assert 0 == code, data["errors"]

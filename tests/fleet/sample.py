@@ -63,6 +63,11 @@ module.exports = function encode{n}(text) {{
 }};
 """
 
+_PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+"""
+
 _POLICY = """\
 [policy]
 max_changed_lines = 1
@@ -99,6 +104,8 @@ def make_repo(root: Path, n: int) -> Path:
         tests = root / "tests"
         tests.mkdir()
         (tests / "test_core.py").write_text(_PY_TEST.format(n=n, n1=n + 1, n2=2 * n))
+        # the src layout on pytest's path: the tests really run (and pass) in a checkout
+        (root / "pyproject.toml").write_text(_PYPROJECT)
         if n % 7 == 6:
             (root / "patchsmith.toml").write_text(_POLICY)
     git_init(root)

@@ -34,6 +34,7 @@ def test_run_resume_and_report(
         "no_op": 1,
         "refused": 0,
         "verification_failed": 0,
+        "verification_error": 0,
         "error": 1,
         "pending": 0,
     }

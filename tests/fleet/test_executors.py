@@ -32,6 +32,7 @@ def test_local_and_dask_give_identical_results(fleet50: Path, tmp_path: Path) ->
         "no_op": 10,
         "refused": 6,
         "verification_failed": 0,
+        "verification_error": 0,
         "error": 0,
         "pending": 0,
     }

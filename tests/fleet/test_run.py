@@ -27,6 +27,7 @@ COUNTS = {
     "no_op": 1,
     "refused": 1,
     "verification_failed": 0,
+    "verification_error": 0,
     "error": 0,
     "pending": 0,
 }

@@ -150,7 +150,8 @@ def test_verify_unknown_profile(python_repo: Path, tmp_path: Path) -> None:
 
     result = run_unit(unit(python_repo, change, tmp_path))
 
-    assert result.status is FleetStatus.VERIFICATION_FAILED
+    # a misspelled profile establishes nothing: an error, never "changed"
+    assert result.status is FleetStatus.VERIFICATION_ERROR
     assert result.errors[0].code is FailureCode.UNKNOWN_PROFILE
 
 
@@ -177,7 +178,7 @@ def test_proposal(python_repo: Path, tmp_path: Path) -> None:
 
     first = run_unit(unit(python_repo, change, tmp_path))
 
-    assert first.status is FleetStatus.CHANGED, first.errors
+    assert first.status is FleetStatus.CHANGED, [e.message for e in first.errors]
     assert first.files == ("NOTICE.txt",)
     assert "+hello" in first.diff
 

@@ -89,7 +89,14 @@ def _greedy_repair(patch: str, path: str) -> Callable[[Turn], str]:
     return repair
 
 
+# A task of unknown size is HYBRID, which nothing here can verify: the workspace lets
+# unverified changes through with a note, so what is measured is where edits land.
+UNVERIFIED_NOTE = '[verify]\nunverified = "note"\n'
+
+
 def _run(root: Path, path: str, before: str, patch: str) -> tuple[bool, str]:
+    (root / "patchsmith.toml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "patchsmith.toml").write_text(UNVERIFIED_NOTE, encoding="utf-8")
     target = root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(before, encoding="utf-8", newline="")
@@ -128,6 +135,7 @@ class TestRepairStaysAtTheNamedLookalike:
     def test_the_refusal_names_the_look_alike(self, tmp_path: Path) -> None:
         before, patch, _ = _copy_file(named_edited=True)
         (tmp_path / "m.py").write_text(before, encoding="utf-8")
+        (tmp_path / "patchsmith.toml").write_text(UNVERIFIED_NOTE, encoding="utf-8")
         source = ScriptedSource([patch, _greedy_repair(patch, "m.py")])
         task = {"objective": "make the edit", "files": ["m.py"]}
 
@@ -146,6 +154,7 @@ class TestRepairStaysAtTheNamedLookalike:
     def test_a_repair_at_the_named_block_applies(self, tmp_path: Path) -> None:
         before, patch, expected = _copy_file(named_edited=True)
         (tmp_path / "m.py").write_text(before, encoding="utf-8")
+        (tmp_path / "patchsmith.toml").write_text(UNVERIFIED_NOTE, encoding="utf-8")
         edited = list(BLOCK)
         edited[1] += "  # revised"
         repair = (

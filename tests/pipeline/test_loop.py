@@ -355,7 +355,10 @@ class TestProposalsAndMistakesOfTheSource:
         """Four files declared UNIFIED_DIFF under `strategy_check = "refuse"`: the model
         reads the strategy to declare from the feedback and resends with it."""
         files = {f"m{i}.py": f"X = {i}\n".encode() for i in range(4)}
-        files["patchsmith.toml"] = b'[policy]\nstrategy_check = "refuse"\n'
+        # no profile here can verify the HYBRID resend: the workspace opts out of refusing
+        files["patchsmith.toml"] = (
+            b'[policy]\nstrategy_check = "refuse"\n[verify]\nunverified = "note"\n'
+        )
         root = make_tree(tmp_path / "four", files)
         diff = "".join(
             f"--- a/m{i}.py\n+++ b/m{i}.py\n@@\n-X = {i}\n+X = {i + 10}\n" for i in range(4)

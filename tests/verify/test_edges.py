@@ -178,7 +178,7 @@ class TestReports:
         report = VerifyReport(errors=(PatchFailure(FailureCode.UNKNOWN_PROFILE, "no such"),))
 
         assert "error UNKNOWN_PROFILE: no such" in report.summary()
-        assert "failed" == report.to_json()["status"]
+        assert "error" == report.to_json()["status"]
 
 
 class TestRuns:

@@ -12,6 +12,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 __all__ = [
     "EXIT_OK",
     "EXIT_REFUSED",
+    "EXIT_UNVERIFIED",
     "EXIT_USAGE",
     "missing_root",
     "print_failures",
@@ -22,6 +23,8 @@ __all__ = [
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+EXIT_UNVERIFIED = 3
+"""`patchsmith verify`: a profile ran but established nothing (verdict `error`)."""
 
 
 def write_json(payload: dict[str, object]) -> None:

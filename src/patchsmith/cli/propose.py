@@ -18,7 +18,9 @@ Operations of type ast_transform run a recipe; command operations run an allow-l
 profile on a scratch copy (see `patchsmith run-command --list`).
 
 exit status: 0 applied (or would be, with --check), or already applied;
-1 refused, nothing changed; 2 usage error (e.g. FILE cannot be read).
+1 refused, nothing changed (also when an expected TESTS_PASS/COMPILES could not be
+established: POSTCONDITION_UNVERIFIED, VERIFICATION_ERROR; --allow-unverified lets it
+through with a note); 2 usage error (e.g. FILE cannot be read).
 """
 
 
@@ -43,6 +45,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run the verification plan (or the one unplanned = auto makes) on a --check too",
     )
     add_trust_option(parser)
+    parser.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="apply even when an expected TESTS_PASS/COMPILES or the strategy's minimum "
+        "evidence could not be established (a note says so) instead of refusing",
+    )
     add_record_option(parser)
     add_metadata_options(parser)
     parser.set_defaults(func=run)
@@ -78,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         policy=policy_for(args),
         verify=verify_of(args),
         trust=trust_of(args),
+        allow_unverified=args.allow_unverified,
     )
     return print_report("propose", report, as_json=args.json)
 

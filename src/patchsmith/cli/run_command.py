@@ -69,6 +69,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_trust_option(parser)
+    parser.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="apply even when no profile can give the compile evidence BUILD_TOOL_GENERATED "
+        "needs (a note says so)",
+    )
     add_record_option(parser)
     parser.set_defaults(func=run)
 
@@ -115,5 +121,6 @@ def run(args: argparse.Namespace) -> int:
         check=args.check,
         record=args.record,
         trust=trust_of(args),
+        allow_unverified=args.allow_unverified,
     )
     return print_report("run-command", report, as_json=args.json)

@@ -14,7 +14,7 @@ from patchsmith.cli.log import (
     write_json,
 )
 from patchsmith.errors import PatchRefused
-from patchsmith.evidence import Evidence, RunSide
+from patchsmith.evidence import Evidence, RunSide, Verdict
 from patchsmith.store import AttemptRecord
 
 __all__ = ["register", "render", "run"]
@@ -93,7 +93,7 @@ def render(attempt: AttemptRecord) -> str:
     if checks:
         lines.append("verification")
         for e in checks:
-            verdict = "pass" if e.passed else "FAIL"
+            verdict = _VERDICT[e.verdict]
             cached = ", cached" if e.cached else ""
             lines.append(
                 f"  {verdict}  {e.profile} [{e.side.value}{cached}] {_ended(e)}, "
@@ -105,7 +105,10 @@ def render(attempt: AttemptRecord) -> str:
                 )
             )
             lines.append(f"    argv    {' '.join(e.argv)}")
+            lines.append(f"    tool    {e.tool_version or '(version unknown)'}")
             lines.append(f"    output  sha256 {e.output_sha256}")
+            if e.reason:
+                lines.append(f"    verdict {e.verdict.value}: {e.reason}")
             for found in e.introduced:
                 where = found.file or ""
                 if where and found.line is not None:
@@ -134,6 +137,9 @@ def render(attempt: AttemptRecord) -> str:
     else:
         text += "no diff recorded\n"
     return text
+
+
+_VERDICT = {Verdict.PASSED: "pass", Verdict.FAILED: "FAIL", Verdict.ERROR: "ERROR"}
 
 
 def _ended(run: Evidence) -> str:

@@ -1,7 +1,9 @@
 """`patchsmith verify`: run verification profiles and report only what the change broke.
 
-Exit 0 when no profile found anything the change broke, 1 when one did, 2 for a
-usage error (an unknown profile, a bad config, a missing directory).
+Exit 0 only when every profile ran to a result and none found anything the change
+broke, 1 when one did, 3 when a profile established nothing (verdict `error`: the tool
+is missing, exited with a code that is not a result, timed out or crashed), 2 for a
+usage error (an unknown or misspelled profile, a bad config, a missing directory).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from patchsmith.cli._consent import add_trust_option, trust_of
 from patchsmith.cli._output import (
     EXIT_OK,
     EXIT_REFUSED,
+    EXIT_UNVERIFIED,
     EXIT_USAGE,
     missing_root,
     print_failures,
     write_json,
 )
 from patchsmith.errors import PatchFailure
+from patchsmith.evidence import Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
@@ -93,7 +97,10 @@ def run(args: argparse.Namespace) -> int:
         write_json(report.to_json(top=top, output=args.output))
     else:
         sys.stdout.write(report.summary(top=top) + "\n")
-    return EXIT_OK if report.passed else EXIT_REFUSED
+    return _EXIT[report.status]
+
+
+_EXIT = {Verdict.PASSED: EXIT_OK, Verdict.FAILED: EXIT_REFUSED, Verdict.ERROR: EXIT_UNVERIFIED}
 
 
 def _usage(failure: PatchFailure, *, as_json: bool) -> int:

@@ -254,10 +254,10 @@ def _decided(
 
 
 def _verdict_of(outcome: ProfileOutcome) -> Verdict:
-    """One profile's verdict: `error` when any of its runs proved nothing.
-
-    Will read `outcome.verdict` once verify's outcomes carry one.
-    """
+    """One profile's verdict: its own, made stricter for a recipe's build: `error` also
+    when a failed run on the changed tree left nothing its parser could read."""
+    if outcome.verdict is Verdict.ERROR:
+        return Verdict.ERROR
     for run in outcome.runs:
         if run.start_error is not None or run.timed_out or run.exit_code is None:
             return Verdict.ERROR

@@ -26,6 +26,7 @@ def run_command(
     record: bool | None = None,
     policy: Policy | None = None,
     trust: bool | None = None,
+    allow_unverified: bool = False,
 ) -> ApplyReport:
     """Run the allow-listed command `profile` on `root` and apply what it changed, or refuse.
 
@@ -36,8 +37,9 @@ def run_command(
     COMMAND_NOT_ALLOWED, COMMAND_FAILED or COMMAND_OUT_OF_BOUNDS when it cannot be
     run, fails, or strays; UNTRUSTED_REPOSITORY, with nothing run, unless the
     repository is trusted (`trust` true for this call, `None` asks the trust store).
-    Naming the profile is the request to run it, `check` included. Never raises for
-    bad input.
+    Naming the profile is the request to run it, `check` included. Like any
+    BUILD_TOOL_GENERATED proposal it needs compile evidence: without a profile that gives
+    it, INSUFFICIENT_EVIDENCE unless `allow_unverified`. Never raises for bad input.
     """
     from patchsmith.propose import propose
 
@@ -59,4 +61,12 @@ def run_command(
         operations=(operation,),
         allowed_dependency_changes=tuple(allowed_dependency_changes),
     )
-    return propose(proposal, root, check=check, record=record, policy=policy, trust=trust)
+    return propose(
+        proposal,
+        root,
+        check=check,
+        record=record,
+        policy=policy,
+        trust=trust,
+        allow_unverified=allow_unverified,
+    )

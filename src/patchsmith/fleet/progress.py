@@ -10,7 +10,7 @@ from patchsmith.fleet.result import FleetStatus, RepoResult
 
 __all__ = ["LiveProgress"]
 
-_FAILED = (FleetStatus.ERROR, FleetStatus.VERIFICATION_FAILED)
+_FAILED = (FleetStatus.ERROR, FleetStatus.VERIFICATION_FAILED, FleetStatus.VERIFICATION_ERROR)
 
 
 class LiveProgress:

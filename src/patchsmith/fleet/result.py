@@ -15,13 +15,16 @@ class FleetStatus(StrEnum):
     """`changed`: the change applied cleanly in the checkout (its diff is the result).
     `no_op`: nothing needed changing. `refused`: a guard, precondition or postcondition
     refused it, nothing written. `verification_failed`: verification found failures the
-    change introduced. `error`: the repository could not be checked out, timed out, or
+    change introduced. `verification_error`: verification ran but established nothing
+    (the tool is missing, pytest exit 4/5, a timeout, a crash): the change is not
+    counted as changed. `error`: the repository could not be checked out, timed out, or
     its worker failed."""
 
     CHANGED = "changed"
     NO_OP = "no_op"
     REFUSED = "refused"
     VERIFICATION_FAILED = "verification_failed"
+    VERIFICATION_ERROR = "verification_error"
     ERROR = "error"
 
 

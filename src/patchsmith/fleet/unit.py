@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.evidence import Verdict
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, policy_from_text
 from patchsmith.fleet.checkout import checkout
 from patchsmith.fleet.lifeline import PARENT_ENV
@@ -261,9 +262,12 @@ _VERIFICATION_CHECKS = ("compiles", "tests_pass", "parses")
 
 def _refusal(errors: Sequence[PatchFailure]) -> FleetStatus:
     """`verification_failed` when verification refused the change, `error` when it could
-    not run (an untrusted repository: nothing was established), else `refused`."""
+    not run (an untrusted repository: retried after trust), `verification_error` when it
+    ran but could not establish anything, else `refused`."""
     if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in errors):
         return FleetStatus.ERROR
+    if any(e.code is FailureCode.VERIFICATION_ERROR for e in errors):
+        return FleetStatus.VERIFICATION_ERROR
     for error in errors:
         if error.code is FailureCode.VERIFICATION_FAILED:
             return FleetStatus.VERIFICATION_FAILED
@@ -288,10 +292,26 @@ def _verified(unit: WorkUnit, root: Path, result: RepoResult) -> RepoResult:
             hint="`patchsmith verify` in a checkout with the diff applied lists them",
         )
         for outcome in report.outcomes
-        if not outcome.passed
+        if outcome.verdict is Verdict.FAILED
     ]
-    errors = (*result.errors, *report.errors, *introduced)
-    status = FleetStatus.VERIFICATION_FAILED if (report.errors or introduced) else result.status
+    unestablished = [
+        PatchFailure(
+            FailureCode.VERIFICATION_ERROR,
+            f"profile {outcome.profile!r} could not establish anything: {outcome.reason}",
+            rule=outcome.profile,
+            hint="make the profile runnable in this repository (docs/verify.md)",
+        )
+        for outcome in report.outcomes
+        if outcome.verdict is Verdict.ERROR
+    ]
+    errors = (*result.errors, *report.errors, *introduced, *unestablished)
+    if introduced:
+        status = FleetStatus.VERIFICATION_FAILED
+    elif report.status is Verdict.ERROR:
+        # nothing was proven: never counted as changed
+        status = FleetStatus.VERIFICATION_ERROR
+    else:
+        status = result.status
     if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in report.errors):
         status = FleetStatus.ERROR
     return RepoResult(

@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.evidence import RunSide
+from patchsmith.evidence import Verdict as ToolVerdict
 from patchsmith.pipeline.rewind import drifted, read_snapshot, touched
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
@@ -394,6 +395,16 @@ def _verification(
                 blocking=True,
             )
         return Criterion("verification", 0.5, 2.0, "no verification evidence recorded")
+    unproven = sorted({e.profile for e in runs if e.verdict is ToolVerdict.ERROR})
+    if unproven:
+        return Criterion(
+            "verification",
+            0.0,
+            2.0,
+            "nothing established (verdict error: a tool missing, not a result, a timeout "
+            "or a crash): " + ", ".join(unproven),
+            blocking=True,
+        )
     broken = [e.profile for e in runs if e.introduced or e.timed_out or e.start_error is not None]
     if broken:
         return Criterion(

@@ -17,7 +17,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from patchsmith.evidence import Evidence, RunSide, ToolFailure
+    from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
     from patchsmith.verify.profiles import (
         DEFAULT_MINIMUM_EVIDENCE,
         EvidenceLevel,
@@ -42,6 +42,7 @@ __all__ = [
     "ProfileSource",
     "RunSide",
     "ToolFailure",
+    "Verdict",
     "VerifyReport",
     "detect_profiles",
     "load_profiles",
@@ -54,6 +55,7 @@ _HOME = {
     "Evidence": "patchsmith.evidence",
     "RunSide": "patchsmith.evidence",
     "ToolFailure": "patchsmith.evidence",
+    "Verdict": "patchsmith.evidence",
     "DEFAULT_MINIMUM_EVIDENCE": "patchsmith.verify.profiles",
     "EvidenceLevel": "patchsmith.verify.profiles",
     "Profile": "patchsmith.verify.profiles",

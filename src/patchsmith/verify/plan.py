@@ -5,32 +5,57 @@ profile (INVALID_PROPOSAL) or cannot reach the evidence the proposal's strategy
 requires (INSUFFICIENT_EVIDENCE, the verification pyramid). After the guards pass,
 `plan_verifier` runs the plan on a private copy of the workspace with the changes
 applied, decides COMPILES and TESTS_PASS, and turns what the change broke into
-VERIFICATION_FAILED failures; the caller commits only when there are none (or the
-plan says `keep_on_failure`).
+VERIFICATION_FAILED failures and what could not be established into VERIFICATION_ERROR
+and POSTCONDITION_UNVERIFIED ones; the caller commits only when there are none (or the
+plan says `keep_on_failure`, which never keeps an unestablished change). `obligations`
+decides, before staging, what a proposal must be verified with and refuses what nothing
+can establish (docs/decisions/0030).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from patchsmith._attempt import Verdict, Verifier
+from patchsmith._attempt import Verdict as AttemptVerdict
+from patchsmith._attempt import Verifier
 from patchsmith.conditions import ConditionResult, ConditionStatus
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.evidence import Verdict
 from patchsmith.proposal import (
     Compiles,
     PatchProposal,
     PostconditionType,
+    ProposalStrategy,
     Risk,
     TestsPass,
     VerificationPlan,
 )
 from patchsmith.runtime.change import FileChange
-from patchsmith.verify.profiles import EvidenceLevel, Profile, ProfileKind, ProfileSet, Unplanned
+from patchsmith.verify.profiles import (
+    EvidenceLevel,
+    Profile,
+    ProfileKind,
+    ProfileSet,
+    Unplanned,
+    Unverified,
+)
 from patchsmith.verify.report import DEFAULT_TOP, ProfileOutcome, VerifyReport
+from patchsmith.verify.runner import UNPARSED_CODES
 from patchsmith.verify.workflow import verify_changes
 
-__all__ = ["check_plan", "implicit_plan", "plan_level", "plan_verifier", "unverified_note"]
+__all__ = [
+    "Obligations",
+    "check_plan",
+    "expected_checks",
+    "implicit_plan",
+    "obligations",
+    "opted_out",
+    "plan_level",
+    "plan_verifier",
+    "unverified_failure",
+]
 
 _PROVES = {
     PostconditionType.COMPILES: (ProfileKind.BUILD, ProfileKind.TYPECHECK, ProfileKind.TEST),
@@ -99,57 +124,187 @@ def check_plan(proposal: PatchProposal, profile_set: ProfileSet) -> tuple[PatchF
     return tuple(failures)
 
 
+_REFUSED_UNPLANNED = frozenset(
+    {
+        ProposalStrategy.AST_TRANSFORM,
+        ProposalStrategy.HYBRID,
+        ProposalStrategy.BUILD_TOOL_GENERATED,
+    }
+)
+"""Strategies refused without a plan when no profile reaches their minimum (ADR 0030):
+a rewrite by a recipe or a tool is only as good as the evidence that it still works."""
+
+_CONFIGURE_HINT = (
+    "configure a profile that decides it under [verify.NAME] in patchsmith.toml "
+    '(docs/verify.md), or opt out with --allow-unverified / [verify] unverified = "note"'
+)
+
+
+_MINIMUM_HINT = (
+    "configure a profile that reaches it under [verify.NAME] in patchsmith.toml (docs/verify.md, "
+    'the pyramid), or opt out with --allow-unverified / [verify] unverified = "note"'
+)
+
+
+@dataclass(frozen=True)
+class Obligations:
+    """What a proposal must be verified with before it may be applied.
+
+    `plan` is the proposal's own plan or the one the runtime made (`None`: nothing
+    runs); `refusals` what cannot be established and refuses it now (nothing staged,
+    nothing run); `notes` what was not established but is let through (a strategy
+    that only needs a note, or a caller that opted out).
+    """
+
+    plan: VerificationPlan | None
+    refusals: tuple[PatchFailure, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def opted_out(profile_set: ProfileSet, allow_unverified: bool) -> bool:
+    """True when unestablished obligations are let through with a note, not refused."""
+    return allow_unverified or profile_set.unverified is Unverified.NOTE
+
+
+def expected_checks(proposal: PatchProposal) -> tuple[PostconditionType, ...]:
+    """The expected postconditions only a profile can establish (TESTS_PASS, COMPILES)."""
+    return tuple(
+        dict.fromkeys(
+            PostconditionType(p.type)
+            for p in proposal.expected_postconditions
+            if isinstance(p, Compiles | TestsPass)
+        )
+    )
+
+
+def obligations(
+    proposal: PatchProposal,
+    profile_set: ProfileSet,
+    *,
+    allow_unverified: bool = False,
+    runs: bool = True,
+) -> Obligations:
+    """The plan to run for `proposal`, and what it cannot establish (refused or noted).
+
+    Run after `check_plan` passed. A proposal's own plan is taken as it is (`check_plan`
+    made sure it decides every expected postcondition). Without one, `implicit_plan`
+    makes one; an expected TESTS_PASS/COMPILES no profile decides is
+    POSTCONDITION_UNVERIFIED, and a minimum no profile reaches is INSUFFICIENT_EVIDENCE
+    for AST_TRANSFORM, HYBRID and BUILD_TOOL_GENERATED, a note for the others — unless
+    the caller opted out (`allow_unverified`, `[verify] unverified = "note"`).
+    With `runs` false (the call runs no repository program) the plan the runtime would
+    make is not run: what it would have established is judged as not established.
+    """
+    if proposal.verification_plan is not None:
+        return Obligations(proposal.verification_plan)
+    loose = opted_out(profile_set, allow_unverified)
+    plan = implicit_plan(proposal, profile_set)
+    required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
+    refusals: list[PatchFailure] = []
+    notes: list[str] = []
+    unrun = ""
+    if plan is not None and not runs:
+        unrun = f"the workspace's profiles ({', '.join(plan.profile_names())}) were not run"
+        notes.append(
+            f"not verified: {unrun}; this call runs no repository program unless --verify is given"
+        )
+        plan = None
+    profiles = [p for n in (plan.profile_names() if plan else ()) if (p := profile_set.get(n))]
+    reached = plan_level(plan, profiles) if plan is not None else EvidenceLevel.SYNTAX
+    if plan is not None:
+        notes.append(
+            f"no verification_plan: {proposal.strategy.value} asks for {required.label} "
+            f"evidence, so the workspace's profiles run ({', '.join(plan.profile_names())})"
+        )
+    if required > EvidenceLevel.SYNTAX and reached < required:
+        auto = profile_set.unplanned is Unplanned.AUTO
+        why = unrun or (
+            "no profile in this workspace reaches it"
+            if auto
+            else "the workspace sets unplanned = note"
+        )
+        text = (
+            f"not verified: {proposal.strategy.value} asks for {required.label} evidence, the "
+            f"proposal has no verification_plan and {why}"
+        )
+        if auto and proposal.strategy in _REFUSED_UNPLANNED and not loose:
+            refusals.append(_insufficient(proposal, required, reached, why, _MINIMUM_HINT))
+        else:
+            ran = "" if plan is not None else " (only the syntax guard ran)"
+            notes.append(text + ran + (" — allowed by the caller" if auto and loose else ""))
+    for kind in expected_checks(proposal):
+        if any(p.kind in _PROVES[kind] for p in profiles):
+            continue
+        why = unrun or (
+            "no profile of this workspace decides it"
+            if profile_set.unplanned is Unplanned.AUTO
+            else f"the workspace sets unplanned = {profile_set.unplanned.value}: nothing runs"
+        )
+        failure = unverified_failure(kind, f"{why} (a {_kinds(kind)} profile)")
+        if loose:
+            notes.append(f"not verified: {failure.message} — allowed by the caller")
+        else:
+            refusals.append(failure)
+    return Obligations(plan, tuple(refusals), tuple(notes))
+
+
+def unverified_failure(kind: PostconditionType, why: str) -> PatchFailure:
+    """POSTCONDITION_UNVERIFIED for an expected `kind` nothing established."""
+    return PatchFailure(
+        FailureCode.POSTCONDITION_UNVERIFIED,
+        f"{kind.value} is expected but was not established: {why}",
+        hint=_CONFIGURE_HINT,
+        rule=kind.value,
+    )
+
+
+def _kinds(kind: PostconditionType) -> str:
+    return " or ".join(k.value for k in _PROVES[kind])
+
+
 def implicit_plan(proposal: PatchProposal, profile_set: ProfileSet) -> VerificationPlan | None:
     """The plan the runtime runs for a proposal without one (`unplanned = "auto"`).
 
     The workspace's profiles that reach the strategy's minimum: build and typecheck
     profiles for compile (test profiles when there are none), test profiles for the
-    test levels (run whole for full-tests). `None` when the proposal has a plan, needs
-    no more than syntax, or no profile here reaches its level.
+    test levels (run whole for full-tests); then, for an expected TESTS_PASS or
+    COMPILES none of those decides, the profiles that do. `None` when the proposal has
+    a plan, or nothing here needs or can run.
     """
     if proposal.verification_plan is not None or profile_set.unplanned is not Unplanned.AUTO:
         return None
     required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
-    if required <= EvidenceLevel.SYNTAX:
-        return None
     by_kind = {
         kind: sorted(n for n, p in profile_set.profiles.items() if p.kind is kind)
         for kind in ProfileKind
     }
-    if required is EvidenceLevel.COMPILE:
-        names = by_kind[ProfileKind.BUILD] + by_kind[ProfileKind.TYPECHECK]
-        names = names or by_kind[ProfileKind.TEST]
-    else:
-        names = by_kind[ProfileKind.TEST]
+    names: list[str] = []
+    full = False
+    if required > EvidenceLevel.SYNTAX:
+        if required is EvidenceLevel.COMPILE:
+            level_names = by_kind[ProfileKind.BUILD] + by_kind[ProfileKind.TYPECHECK]
+            level_names = level_names or by_kind[ProfileKind.TEST]
+        else:
+            level_names = by_kind[ProfileKind.TEST]
+        found = [p for n in level_names if (p := profile_set.get(n)) is not None]
+        if level_names:
+            level_plan = VerificationPlan(
+                profiles=tuple(level_names), full=required is EvidenceLevel.FULL_TESTS
+            )
+            if plan_level(level_plan, found) >= required:
+                names.extend(level_names)
+                full = level_plan.full
+    for kind in expected_checks(proposal):
+        if any(p.kind in _PROVES[kind] for n in names if (p := profile_set.get(n))):
+            continue
+        if kind is PostconditionType.COMPILES:
+            deciding = by_kind[ProfileKind.BUILD] + by_kind[ProfileKind.TYPECHECK]
+            names.extend(deciding or by_kind[ProfileKind.TEST])
+        else:
+            names.extend(by_kind[ProfileKind.TEST])
     if not names:
         return None
-    plan = VerificationPlan(profiles=tuple(names), full=required is EvidenceLevel.FULL_TESTS)
-    profiles = [p for n in names if (p := profile_set.get(n)) is not None]
-    return plan if plan_level(plan, profiles) >= required else None
-
-
-def unverified_note(proposal: PatchProposal, profile_set: ProfileSet) -> str | None:
-    """What to tell the caller when a proposal comes without a plan but its strategy asks one."""
-    if proposal.verification_plan is not None:
-        return None
-    required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
-    if required <= EvidenceLevel.SYNTAX:
-        return None
-    planned = implicit_plan(proposal, profile_set)
-    if planned is not None:
-        return (
-            f"no verification_plan: {proposal.strategy.value} asks for {required.label} "
-            f"evidence, so the workspace's profiles run ({', '.join(planned.profile_names())})"
-        )
-    why = (
-        "no profile in this workspace reaches it"
-        if profile_set.unplanned is Unplanned.AUTO
-        else "the workspace sets unplanned = note"
-    )
-    return (
-        f"not verified: {proposal.strategy.value} asks for {required.label} evidence, the "
-        f"proposal has no verification_plan and {why} (only the syntax guard ran)"
-    )
+    return VerificationPlan(profiles=tuple(dict.fromkeys(names)), full=full)
 
 
 def plan_verifier(
@@ -160,17 +315,20 @@ def plan_verifier(
     top: int = DEFAULT_TOP,
     cache: bool = True,
     trust: bool | None = None,
+    allow_unverified: bool = False,
 ) -> Verifier:
     """The verifier `review_and_commit` runs on the staged changes.
 
     `cache` false (no audit record wanted) keeps the base-run cache untouched too.
     `trust` is `verify_changes`' (an untrusted repository runs nothing: the report's
-    UNTRUSTED_REPOSITORY refuses the change).
+    UNTRUSTED_REPOSITORY refuses the change); `allow_unverified` lets a profile `error`
+    or an unestablished postcondition through with a note instead of refusing.
     """
     plan = proposal.verification_plan
     assert plan is not None  # only made for proposals with a plan
+    loose = opted_out(profile_set, allow_unverified)
 
-    def run(changes: Sequence[FileChange]) -> Verdict:
+    def run(changes: Sequence[FileChange]) -> AttemptVerdict:
         report = verify_changes(
             root,
             changes,
@@ -182,7 +340,7 @@ def plan_verifier(
             cache=cache,
             trust=trust,
         )
-        return _verdict(proposal, plan, profile_set, report, top)
+        return _verdict(proposal, plan, profile_set, report, top, loose=loose)
 
     return run
 
@@ -193,16 +351,17 @@ def _verdict(
     profile_set: ProfileSet,
     report: VerifyReport,
     top: int,
-) -> Verdict:
+    *,
+    loose: bool,
+) -> AttemptVerdict:
     failures: list[PatchFailure] = list(report.errors)
+    unestablished: list[PatchFailure] = []
     for outcome in report.outcomes:
-        if not outcome.passed:
+        if outcome.verdict is Verdict.FAILED:
             failures.append(_broken(outcome, top))
-    results = tuple(
-        _decide(PostconditionType(post.type), report)
-        for post in proposal.expected_postconditions
-        if isinstance(post, Compiles | TestsPass)
-    )
+        elif outcome.verdict is Verdict.ERROR:
+            unestablished.append(_errored(outcome, top))
+    results = tuple(_decide(kind, report) for kind in expected_checks(proposal))
     failures.extend(
         PatchFailure(
             FailureCode.POSTCONDITION_FAILED,
@@ -212,20 +371,29 @@ def _verdict(
         for r in results
         if r.status is ConditionStatus.FAILED
     )
+    unestablished.extend(
+        unverified_failure(PostconditionType(r.type.value), r.evidence)
+        for r in results
+        if r.status in (ConditionStatus.ERROR, ConditionStatus.NOT_CHECKED)
+    )
     required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
-    if not failures and report.level < required:
+    if not failures and not unestablished and report.level < required:
         failures.append(_insufficient(proposal, required, report.level, "the runs proved less"))
     notes: list[str] = [
         f"verified ({report.level.label}): "
-        + ", ".join(f"{o.profile} {'passed' if o.passed else 'FAILED'}" for o in report.outcomes)
+        + ", ".join(f"{o.profile} {o.verdict.value}" for o in report.outcomes)
     ]
     if failures and plan.keep_on_failure:
         notes.append("kept although verification failed: the plan says keep_on_failure")
-    return Verdict(
+    if unestablished and loose:
+        notes.extend(f"not verified: {f.message} — allowed by the caller" for f in unestablished)
+        unestablished = []
+    return AttemptVerdict(
         postconditions=results,
-        failures=tuple(failures),
+        failures=(*failures, *unestablished),
         evidence=report.evidence,
-        keep=plan.keep_on_failure,
+        # keep_on_failure keeps a change the tools found broken, never one they could not check
+        keep=plan.keep_on_failure and not unestablished,
         notes=tuple(notes),
     )
 
@@ -234,11 +402,36 @@ def _decide(kind: PostconditionType, report: VerifyReport) -> ConditionResult:
     deciding = [o for o in report.outcomes if o.kind in _PROVES[kind]]
     if not deciding:
         return ConditionResult(kind, ConditionStatus.NOT_CHECKED, "no profile checks it")
-    broken = [o.profile for o in deciding if not o.passed]
+    broken = [o.profile for o in deciding if o.verdict is Verdict.FAILED]
     if broken:
         return ConditionResult(kind, ConditionStatus.FAILED, "broken by: " + ", ".join(broken))
+    errored = [o for o in deciding if o.verdict is Verdict.ERROR]
+    if errored:
+        return ConditionResult(
+            kind,
+            ConditionStatus.ERROR,
+            "could not establish: " + "; ".join(f"{o.profile}: {o.reason}" for o in errored),
+        )
     names = ", ".join(o.profile for o in deciding)
     return ConditionResult(kind, ConditionStatus.PASSED, f"passed: {names}")
+
+
+def _errored(outcome: ProfileOutcome, top: int) -> PatchFailure:
+    """VERIFICATION_ERROR: a profile ran but established nothing (never a pass)."""
+    run = next((r for r in outcome.runs if r.verdict is Verdict.ERROR), None)
+    parsed = [f for f in (run.failures if run else ()) if f.code not in UNPARSED_CODES]
+    shown = [f.message.strip().splitlines()[0] for f in parsed[:top] if f.message.strip()]
+    detail = ("; " + "; ".join(m for m in shown if m)) if any(shown) else ""
+    return PatchFailure(
+        FailureCode.VERIFICATION_ERROR,
+        f"profile {outcome.profile!r} could not establish anything: {outcome.reason}{detail}"[
+            :2000
+        ],
+        hint="make the profile runnable here (the tool installed, the dependencies present, "
+        "a valid configuration: docs/verify.md), or opt out with --allow-unverified; "
+        "`patchsmith show` prints the run",
+        rule=outcome.profile,
+    )
 
 
 def _broken(outcome: ProfileOutcome, top: int) -> PatchFailure:
@@ -269,13 +462,17 @@ def _broken(outcome: ProfileOutcome, top: int) -> PatchFailure:
 
 
 def _insufficient(
-    proposal: PatchProposal, required: EvidenceLevel, reached: EvidenceLevel, why: str
+    proposal: PatchProposal,
+    required: EvidenceLevel,
+    reached: EvidenceLevel,
+    why: str,
+    hint: str = "name profiles in verification_plan that reach it (docs/verify.md, the pyramid)",
 ) -> PatchFailure:
     risk = " (raised for risk HIGH)" if proposal.risk is Risk.HIGH else ""
     return PatchFailure(
         FailureCode.INSUFFICIENT_EVIDENCE,
         f"{proposal.strategy.value} needs {required.label} evidence{risk}; {why} "
         f"(reaches {reached.label})",
-        hint="name profiles in verification_plan that reach it (docs/verify.md, the pyramid)",
+        hint=hint,
         rule="minimum_evidence",
     )

@@ -36,6 +36,7 @@ __all__ = [
     "ProfileSet",
     "ProfileSource",
     "Unplanned",
+    "Unverified",
     "detect_profiles",
     "load_profiles",
 ]
@@ -102,11 +103,22 @@ class Unplanned(StrEnum):
 
     AUTO = "auto"
     """The runtime makes the plan from the workspace's profiles that reach the strategy's
-    minimum, and runs it; with no such profile, only a note says it was not verified."""
+    minimum (and decide the expected postconditions), and runs it. With no such profile,
+    AST_TRANSFORM, HYBRID and BUILD_TOOL_GENERATED are refused (INSUFFICIENT_EVIDENCE);
+    DIRECT_FILE_EDIT and UNIFIED_DIFF get a note (docs/decisions/0030)."""
     REFUSE = "refuse"
     """Refused (INSUFFICIENT_EVIDENCE) whenever the minimum is above syntax."""
     NOTE = "note"
     """Applied after the syntax guard, with a note that it was not verified."""
+
+
+class Unverified(StrEnum):
+    """What happens to a proposal whose expected TESTS_PASS or COMPILES nothing established."""
+
+    REFUSE = "refuse"
+    """Refused (POSTCONDITION_UNVERIFIED, VERIFICATION_ERROR): the default."""
+    NOTE = "note"
+    """Applied with a note saying what was not established (the workspace opts out)."""
 
 
 class Profile(BaseModel):
@@ -173,6 +185,8 @@ class ProfileSet:
     """When true, a proposal without a `verification_plan` cannot reach its level."""
     unplanned: Unplanned = Unplanned.AUTO
     """What a proposal without a plan gets (`require_plan` makes it REFUSE)."""
+    unverified: Unverified = Unverified.REFUSE
+    """What a proposal gets when an expected TESTS_PASS/COMPILES was not established."""
 
     def get(self, name: str) -> Profile | None:
         """The profile called `name`, or `None`."""
@@ -194,6 +208,7 @@ class _VerifyTable(BaseModel):
     minimum_evidence: dict[ProposalStrategy, str] = Field(default_factory=dict)
     require_plan: StrictBool = False
     unplanned: Unplanned = Unplanned.AUTO
+    unverified: Unverified = Unverified.REFUSE
 
     @field_validator("minimum_evidence")
     @classmethod
@@ -253,7 +268,14 @@ def load_profiles(root: str | Path) -> ProfileSet | PatchFailure:
     for strategy, text in parsed_settings.minimum_evidence.items():
         levels[strategy] = EvidenceLevel.parse(text)
     unplanned = Unplanned.REFUSE if parsed_settings.require_plan else parsed_settings.unplanned
-    return ProfileSet(profiles, sources, levels, unplanned is Unplanned.REFUSE, unplanned=unplanned)
+    return ProfileSet(
+        profiles,
+        sources,
+        levels,
+        unplanned is Unplanned.REFUSE,
+        unplanned=unplanned,
+        unverified=parsed_settings.unverified,
+    )
 
 
 def _read_table(path: Path, keys: tuple[str, ...]) -> Mapping[str, object] | PatchFailure:

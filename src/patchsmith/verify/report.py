@@ -7,7 +7,7 @@ from pathlib import Path
 
 from patchsmith.engine.excerpt import numbered_excerpt
 from patchsmith.errors import PatchFailure
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
+from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.verify.profiles import EvidenceLevel, ProfileKind
 
 __all__ = ["DEFAULT_TOP", "ProfileOutcome", "VerifyReport", "with_excerpts"]
@@ -21,7 +21,13 @@ MAX_MESSAGE_CHARS = 600
 
 @dataclass(frozen=True)
 class ProfileOutcome:
-    """One profile's verdict: its runs and the failures sorted against the base."""
+    """One profile's verdict: its runs and the failures sorted against the base.
+
+    `verdict` is `passed` only when a tool ran to a result on every side and the change
+    broke nothing; `error` when some run established nothing (then `fixed` is empty: a
+    failure that vanished from a run that did not finish was not fixed). `reason` says
+    why. Recipe checks and other callers read `verdict` (or `passed`).
+    """
 
     profile: str
     kind: ProfileKind
@@ -30,10 +36,23 @@ class ProfileOutcome:
     fixed: tuple[ToolFailure, ...]
     preexisting: tuple[ToolFailure, ...]
     base_available: bool
-    passed: bool
-    """True unless the change broke something this profile checks."""
+    verdict: Verdict
+    """What the profile established (a bool from older callers reads as passed/failed)."""
     targeted_only: bool = False
     """Only the targeted tests ran (the full profile was not asked for)."""
+    reason: str = ""
+    """Why the verdict (for `error`: which run established nothing, and why)."""
+
+    def __post_init__(self) -> None:
+        verdict: object = self.verdict
+        if isinstance(verdict, bool):
+            verdict = Verdict.PASSED if verdict else Verdict.FAILED
+        object.__setattr__(self, "verdict", Verdict(str(verdict)))
+
+    @property
+    def passed(self) -> bool:
+        """True only when the verdict is `passed`."""
+        return self.verdict is Verdict.PASSED
 
     @property
     def level(self) -> EvidenceLevel | None:
@@ -53,6 +72,8 @@ class ProfileOutcome:
             "profile": self.profile,
             "kind": self.kind.value,
             "passed": self.passed,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
             "base_available": self.base_available,
             "targeted_only": self.targeted_only,
             "introduced": [_bounded(f).to_json() for f in shown],
@@ -88,9 +109,21 @@ class VerifyReport:
     """Why verification could not run as asked (an unknown profile, a bad config)."""
 
     @property
+    def status(self) -> Verdict:
+        """`error` when verification could not run as asked, nothing ran or a profile
+        established nothing, else `failed` when a profile found something broken, else `passed`."""
+        if not self.outcomes or self.errors:
+            return Verdict.ERROR  # nothing ran, or not what was asked
+        if any(o.verdict is Verdict.ERROR for o in self.outcomes):
+            return Verdict.ERROR
+        if any(o.verdict is Verdict.FAILED for o in self.outcomes):
+            return Verdict.FAILED
+        return Verdict.PASSED
+
+    @property
     def passed(self) -> bool:
-        """True when nothing stopped verification and no profile found something broken."""
-        return not self.errors and all(o.passed for o in self.outcomes)
+        """True only when every profile ran to a result and none found something broken."""
+        return self.status is Verdict.PASSED
 
     @property
     def level(self) -> EvidenceLevel:
@@ -106,7 +139,7 @@ class VerifyReport:
     def to_json(self, *, top: int = DEFAULT_TOP, output: bool = False) -> dict[str, object]:
         """`{"status", "level", "profiles": [...], "errors": [...]}`, bounded by `top`."""
         return {
-            "status": "passed" if self.passed else "failed",
+            "status": self.status.value,
             "level": self.level.label,
             "profiles": [o.to_json(top=top, output=output) for o in self.outcomes],
             "errors": [e.to_json() for e in self.errors],
@@ -116,12 +149,16 @@ class VerifyReport:
         """Plain text for a person or a model: per profile, its verdict and what it broke."""
         lines: list[str] = []
         for outcome in self.outcomes:
-            verdict = "passed" if outcome.passed else "FAILED"
+            verdict = _SHOWN[outcome.verdict]
             changed = next((r for r in reversed(outcome.runs) if r.side is not RunSide.BASE), None)
             took = f" in {changed.duration_s:.2f} s" if changed is not None else ""
+            head = f"{outcome.profile} ({outcome.kind.value}): {verdict}{took} — "
+            if outcome.verdict is Verdict.ERROR:
+                # counts from a run that established nothing would only mislead
+                lines.append(head + f"could not establish: {outcome.reason}")
+                continue
             lines.append(
-                f"{outcome.profile} ({outcome.kind.value}): {verdict}{took} — "
-                f"{len(outcome.introduced)} introduced, {len(outcome.fixed)} fixed, "
+                head + f"{len(outcome.introduced)} introduced, {len(outcome.fixed)} fixed, "
                 f"{len(outcome.preexisting)} pre-existing"
                 + ("" if outcome.base_available else " (no base run: every failure counts)")
             )
@@ -133,6 +170,9 @@ class VerifyReport:
         for error in self.errors:
             lines.append(f"error {error.code.value}: {error.message}")
         return "\n".join(lines)
+
+
+_SHOWN = {Verdict.PASSED: "passed", Verdict.FAILED: "FAILED", Verdict.ERROR: "ERROR"}
 
 
 def _describe(failure: ToolFailure) -> str:

@@ -6,12 +6,17 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
+from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
-from patchsmith.verify.parsers import ParserInput, ParserName, parse_output
+from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of, parse_output
+from patchsmith.verify.parsers.pytest_junit import collected_files
 from patchsmith.verify.profiles import REPORT_PLACEHOLDER, Profile
+from patchsmith.verify.toolversion import tool_version
 
-__all__ = ["run_profile"]
+__all__ = ["UNPARSED_CODES", "run_profile", "run_verdict"]
+
+UNPARSED_CODES = frozenset({"exit-status", "not-started", "timeout"})
+"""Codes of the one failure standing for a run whose output had nothing parsable."""
 
 MAX_REPORT_BYTES = 20_000_000
 """A JUnit report larger than this is not read (the exit code still decides)."""
@@ -28,8 +33,15 @@ def run_profile(
     targets: Sequence[str] = (),
     timeout_s: float | None = None,
 ) -> Evidence:
-    """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises."""
+    """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises.
+
+    The evidence carries the run's verdict (its tool's exit-code table) and the tool's
+    version.
+    """
     cwd = tree / profile.cwd
+    version = tool_version(
+        profile.argv, cwd, env_allow=profile.allowed_env(), env_set=profile.set_env
+    )
     with tempfile.TemporaryDirectory(prefix="patchsmith-report-") as scratch:
         report_path = Path(scratch) / "report"
         argv = [arg.replace(REPORT_PLACEHOLDER, str(report_path)) for arg in profile.argv]
@@ -42,25 +54,57 @@ def run_profile(
             env_set=profile.set_env,
         )
         report = _read_report(report_path)
-    failures = parse_output(
-        profile.parser, ParserInput(result.stdout, result.stderr, report, str(cwd.resolve()))
+    data = ParserInput(
+        result.stdout,
+        result.stderr,
+        report,
+        str(cwd.resolve()),
+        argv=tuple(argv),
+        report_expected=any(REPORT_PLACEHOLDER in arg for arg in profile.argv),
     )
+    failures = parse_output(profile.parser, data)
+    verdict, reason = run_verdict(profile, result, data, failures, timeout_s=timeout_s)
     if not result.ok and not failures:
         failures = [_exit_failure(name, profile, result)]
+    collected = collected_files(data) if profile.parser is ParserName.PYTEST else ()
     return Evidence(
         profile=name,
         side=side,
         argv=_shown_argv(profile, targets),
         exit_code=result.exit_code,
         duration_s=result.duration_s,
-        passed=result.ok,
+        passed=verdict is Verdict.PASSED,
         output_sha256=result.output_sha256,
         failures=tuple(failures),
         timed_out=result.timed_out,
         start_error=result.start_error,
         stdout=result.stdout,
         stderr=result.stderr,
+        verdict=verdict,
+        reason=reason,
+        tool_version=version,
+        collected=collected,
     )
+
+
+def run_verdict(
+    profile: Profile,
+    result: ProcessResult,
+    data: ParserInput,
+    failures: list[ToolFailure],
+    *,
+    timeout_s: float | None = None,
+) -> tuple[Verdict, str]:
+    """What one run established: `error` when it did not start, timed out or crashed, else
+    what its tool's exit-code table says."""
+    if result.start_error is not None:
+        return Verdict.ERROR, f"could not start: {result.start_error}"
+    if result.timed_out:
+        return Verdict.ERROR, f"timed out after {timeout_s or profile.timeout_seconds:g} s"
+    if result.exit_code is None or result.exit_code < 0:
+        signal = -result.exit_code if result.exit_code is not None else "?"
+        return Verdict.ERROR, f"crashed: killed by signal {signal}"
+    return exit_verdict_of(profile.parser, result.exit_code, data, failures)
 
 
 def _shown_argv(profile: Profile, targets: Sequence[str]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
+from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.gitcmd import git_argv
@@ -38,6 +38,9 @@ from patchsmith.verify.trees import (
 __all__ = ["select_profiles", "verify", "verify_changes"]
 
 _GIT_TIMEOUT_S = 60.0
+
+CACHE_FORMAT = "verdicts-1"
+"""Part of every base-run cache key: bumped when what a cached run holds changes."""
 
 BaseTree = Callable[[], Path | None]
 """Makes (once) and returns the base tree's directory; `None` when there is none."""
@@ -230,7 +233,9 @@ def _verify_one(
         runs.append(base_run)
     targets: tuple[str, ...] = ()
     if profile.targeted and profile.parser is ParserName.PYTEST and changed_paths:
-        targets = targeted_tests(changed_tree / profile.cwd, _below(changed_paths, profile.cwd))
+        targets = _collected_targets(
+            base_run, targeted_tests(changed_tree / profile.cwd, _below(changed_paths, profile.cwd))
+        )
     changed_runs: list[Evidence] = []
     if targets:
         changed_runs.append(
@@ -257,24 +262,83 @@ def _verify_one(
     last = judged[-1]
     result = compare(base_failures, last.failures)
     introduced = _unique([f for run in judged for f in run.introduced])
-    # A failed run counts against the change only when the base passed (or is unknown):
-    # a base that already failed the same way is not this change's doing.
-    failed_run = any(not r.passed for r in judged)
-    base_ok = base_run is None or base_run.passed
-    # A tool that could not start or did not finish proves nothing, whatever the base did.
-    unverified = any(r.start_error is not None or r.timed_out for r in judged)
-    broke = bool(introduced) or (failed_run and base_ok) or unverified
+    verdict, reason = outcome_verdict(base_run, judged, introduced)
     return ProfileOutcome(
         profile=name,
         kind=profile.kind,
         runs=tuple(runs),
         introduced=introduced,
-        fixed=result.fixed,
+        # a failure gone from a run that established nothing, or from a test that did
+        # not run (only the targeted files did), was not fixed
+        fixed=_ran(result.fixed, targets if last.side is RunSide.TARGETED else None)
+        if verdict is not Verdict.ERROR
+        else (),
         preexisting=result.preexisting,
         base_available=base_run is not None,
-        passed=not broke,
+        verdict=verdict,
         targeted_only=bool(targets) and not (full or not targets),
+        reason=reason,
     )
+
+
+def outcome_verdict(
+    base_run: Evidence | None, changed: Sequence[Evidence], introduced: Sequence[ToolFailure]
+) -> tuple[Verdict, str]:
+    """One profile's verdict from its base run and its changed runs (docs/verify.md).
+
+    `error` when any run established nothing (base or changed: never a pass, never a
+    "fixed"); `failed` when the change introduced failures, or a changed run failed
+    where the base passed (or there is no base); `error` again when both sides failed
+    with nothing parsable to compare; else `passed`.
+    """
+    for run in (base_run, *changed):
+        if run is not None and run.verdict is Verdict.ERROR:
+            return Verdict.ERROR, f"{run.side.value} run: {run.reason or 'no result'}"
+    if introduced:
+        return Verdict.FAILED, f"{len(introduced)} introduced failure(s)"
+    failed = [r for r in changed if r.verdict is Verdict.FAILED]
+    if failed and base_run is None:
+        return Verdict.FAILED, "the run failed (no base run: every failure counts)"
+    if failed and base_run is not None and base_run.verdict is Verdict.PASSED:
+        return Verdict.FAILED, "the run failed where the base passed"
+    if any(_unparsed(r) for r in failed):
+        return (
+            Verdict.ERROR,
+            "the base and the change both failed with nothing parsable to compare: "
+            "what the change did is unknown",
+        )
+    if failed:
+        return Verdict.PASSED, "nothing introduced (the base failed the same way)"
+    return Verdict.PASSED, "every run passed"
+
+
+def _ran(failures: Sequence[ToolFailure], targets: Sequence[str] | None) -> tuple[ToolFailure, ...]:
+    """The base failures whose test was in `targets` (all when `targets` is `None`)."""
+    if targets is None:
+        return tuple(failures)
+    stems = [t.removesuffix(".py") for t in targets]
+    kept = []
+    for failure in failures:
+        module = (failure.test_id or "").split("::")[0].replace(".", "/")
+        if module and any(module == s or module.startswith(s + "/") for s in stems):
+            kept.append(failure)
+    return tuple(kept)
+
+
+def _unparsed(run: Evidence) -> bool:
+    from patchsmith.verify.runner import UNPARSED_CODES
+
+    return all(f.code in UNPARSED_CODES for f in run.failures)
+
+
+def _collected_targets(base_run: Evidence | None, wanted: Sequence[str]) -> tuple[str, ...]:
+    """The targeted test files the base run collected: a file the profile's own selection
+    leaves out (a slow or perf suite, a deselected folder) is not run on its behalf.
+    Without a base run that collected tests there is nothing to pick from: none."""
+    if base_run is None or base_run.verdict is Verdict.ERROR:
+        return ()
+    collected = set(base_run.collected)
+    return tuple(t for t in wanted if t in collected)
 
 
 def _unique(failures: Sequence[ToolFailure]) -> tuple[ToolFailure, ...]:
@@ -302,7 +366,16 @@ def _base_run(
 
     if base_key is None:
         return None
-    key = cache_key(base_key, name, profile)
+    from patchsmith.verify.toolversion import tool_version
+
+    version = tool_version(
+        profile.argv,
+        real_root / profile.cwd,
+        env_allow=profile.allowed_env(),
+        env_set=profile.set_env,
+    )
+    # runs cached before verdicts existed are not read; a new tool version runs again
+    key = cache_key(f"{CACHE_FORMAT}:{base_key}:{version}", name, profile)
     cached = read_cached(real_root, key) if cache else None
     if cached is not None:
         return replace(cached, cached=True)
@@ -310,8 +383,8 @@ def _base_run(
     if tree is None:
         return None
     run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s)
-    if cache and run.start_error is None and not run.timed_out:
-        write_cached(real_root, key, run)
+    if cache and run.verdict is not Verdict.ERROR:
+        write_cached(real_root, key, run)  # a run that established nothing is tried again
     return run
 
 

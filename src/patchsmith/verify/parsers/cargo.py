@@ -10,10 +10,41 @@ from __future__ import annotations
 import json
 import re
 
-from patchsmith.evidence import ToolFailure
-from patchsmith.verify.parsers.base import ParserInput, relative_path
+from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.verify.parsers.base import (
+    ExitMeaning,
+    ExitTable,
+    ParserInput,
+    exit_verdict,
+    relative_path,
+)
 
-__all__ = ["parse_cargo_json"]
+__all__ = ["EXIT_CODES", "MISSING_SIGNS", "cargo_verdict", "parse_cargo_json"]
+
+EXIT_CODES: ExitTable = {
+    0: ExitMeaning(Verdict.PASSED, "built, and every test passed"),
+    101: ExitMeaning(Verdict.FAILED, "compile errors or failing tests"),
+}
+"""cargo's exit codes: 101 is its failure code (with nothing parsed: `error`); any other
+code (1: a bad command line, a toolchain problem) is no result."""
+
+MISSING_SIGNS = (
+    "could not find `Cargo.toml`",
+    "no such command",
+    "failed to get `",
+    "failed to download",
+    "no matching package named",
+    "is not installed",
+)
+"""cargo output meaning the toolchain or the dependencies are not there (offline, no registry)."""
+
+
+def cargo_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """The verdict of a cargo run that ended with `exit_code`."""
+    return exit_verdict(EXIT_CODES, exit_code, data, failures, tool="cargo", signs=MISSING_SIGNS)
+
 
 _FAILED = re.compile(r"^test (?P<name>\S+) \.\.\. FAILED$")
 _PANIC = re.compile(

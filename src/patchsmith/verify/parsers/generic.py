@@ -9,10 +9,81 @@ from __future__ import annotations
 
 import re
 
-from patchsmith.evidence import ToolFailure
-from patchsmith.verify.parsers.base import ParserInput, relative_path
+from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.verify.parsers.base import (
+    ExitMeaning,
+    ParserInput,
+    exit_verdict,
+    missing_tool,
+    relative_path,
+)
 
-__all__ = ["parse_generic"]
+__all__ = ["MISSING_SIGNS", "exit_code_verdict", "generic_verdict", "parse_generic"]
+
+MISSING_SIGNS = (
+    "Missing script:",
+    "missing script:",
+    "ERR_MODULE_NOT_FOUND",
+    "MODULE_NOT_FOUND",
+)
+"""Output of npm, node or a shell meaning the tool or its modules are not installed."""
+
+_NOT_INSTALLED = re.compile(r"Cannot find module '(?P<name>[^']+)'")
+# A package (not a relative path) that cannot be found: `node_modules` is missing or
+# incomplete, so nothing the type checker or test runner says is a result.
+
+_SHELL_NOT_FOUND = re.compile(r"^\S*sh: \d+: .+: not found$", re.M)
+# dash's "sh: 1: tsc: not found" (npm runs scripts with `sh -c`).
+
+_UNRUNNABLE = {
+    126: "the command is not executable",
+    127: "the command was not found",
+}
+
+
+def generic_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """tsc, gcc, eslint, npm and other line-oriented tools: 0 passed, 126/127 and a missing
+    tool or package `error`, any other code `failed` (compared with the base)."""
+    return _line_tool_verdict("generic", exit_code, data, failures)
+
+
+def exit_code_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """A profile read by its exit code alone: the same rules as `generic`."""
+    return _line_tool_verdict("exit-code", exit_code, data, failures)
+
+
+def _line_tool_verdict(
+    tool: str, exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    if exit_code in _UNRUNNABLE:
+        return Verdict.ERROR, f"exit {exit_code}: {_UNRUNNABLE[exit_code]}"
+    if exit_code != 0:
+        shell = _SHELL_NOT_FOUND.search(data.stderr + "\n" + data.stdout)
+        if shell is not None:
+            return Verdict.ERROR, f"could not run: {shell[0]}"
+        package = _missing_package(data)
+        if package is not None:
+            return Verdict.ERROR, f"a package is not installed: {package}"
+        missing = missing_tool(data, MISSING_SIGNS)
+        if missing is not None:
+            return Verdict.ERROR, f"could not run: {missing}"
+    table = {exit_code: ExitMeaning(Verdict.PASSED if exit_code == 0 else Verdict.FAILED, "")}
+    verdict, _ = exit_verdict(table, exit_code, data, failures, tool=tool, need_parsed=False)
+    return verdict, f"exit {exit_code}" + ("" if exit_code else ": passed")
+
+
+def _missing_package(data: ParserInput) -> str | None:
+    for stream in (data.stdout, data.stderr):
+        for match in _NOT_INSTALLED.finditer(stream):
+            name = match["name"]
+            if not name.startswith((".", "/")) or "node_modules" in name:
+                return name
+    return None
+
 
 _COLON = re.compile(
     r"^(?P<file>[^\s:()][^:()\n]*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<rest>.+)$"

@@ -5,11 +5,41 @@ from __future__ import annotations
 import json
 import re
 
-from patchsmith.evidence import ToolFailure
-from patchsmith.verify.parsers.base import ParserInput, relative_path
+from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.verify.parsers.base import (
+    ExitMeaning,
+    ExitTable,
+    ParserInput,
+    exit_verdict,
+    relative_path,
+)
 from patchsmith.verify.parsers.generic import parse_generic
 
-__all__ = ["parse_go_test_json"]
+__all__ = ["EXIT_CODES", "MISSING_SIGNS", "go_test_verdict", "parse_go_test_json"]
+
+EXIT_CODES: ExitTable = {
+    0: ExitMeaning(Verdict.PASSED, "every package built and passed"),
+    1: ExitMeaning(Verdict.FAILED, "failing tests or build errors"),
+    2: ExitMeaning(Verdict.ERROR, "usage error"),
+}
+"""`go test`'s exit codes."""
+
+MISSING_SIGNS = (
+    "no required module provides package",
+    "missing go.sum entry",
+    "toolchain not available",
+    "go.mod file not found",
+    "cannot find main module",
+)
+"""go output meaning a dependency or the toolchain is not there (nothing was tested)."""
+
+
+def go_test_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """The verdict of a `go test -json` run that ended with `exit_code`."""
+    return exit_verdict(EXIT_CODES, exit_code, data, failures, tool="go", signs=MISSING_SIGNS)
+
 
 # t.Errorf and friends print "    file_test.go:12: message" under the test's output.
 _TEST_LINE = re.compile(r"^\s+(?P<file>[\w./-]+\.go):(?P<line>\d+): (?P<msg>.*)$")

@@ -4,10 +4,30 @@ from __future__ import annotations
 
 import json
 
-from patchsmith.evidence import ToolFailure
-from patchsmith.verify.parsers.base import ParserInput, relative_path
+from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.verify.parsers.base import (
+    ExitMeaning,
+    ExitTable,
+    ParserInput,
+    exit_verdict,
+    relative_path,
+)
 
-__all__ = ["parse_mypy_json"]
+__all__ = ["EXIT_CODES", "mypy_verdict", "parse_mypy_json"]
+
+EXIT_CODES: ExitTable = {
+    0: ExitMeaning(Verdict.PASSED, "no errors"),
+    1: ExitMeaning(Verdict.FAILED, "type errors"),
+    2: ExitMeaning(Verdict.FAILED, "blocking errors (a file that does not parse)"),
+}
+"""mypy's exit codes. 2 is also a crash or a usage error: with no error parsed it is `error`."""
+
+
+def mypy_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """The verdict of a mypy run that ended with `exit_code`."""
+    return exit_verdict(EXIT_CODES, exit_code, data, failures, tool="mypy")
 
 
 def parse_mypy_json(data: ParserInput) -> list[ToolFailure]:

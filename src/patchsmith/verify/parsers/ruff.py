@@ -4,10 +4,30 @@ from __future__ import annotations
 
 import json
 
-from patchsmith.evidence import ToolFailure
-from patchsmith.verify.parsers.base import ParserInput, relative_path
+from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.verify.parsers.base import (
+    ExitMeaning,
+    ExitTable,
+    ParserInput,
+    exit_verdict,
+    relative_path,
+)
 
-__all__ = ["parse_ruff_json"]
+__all__ = ["EXIT_CODES", "parse_ruff_json", "ruff_verdict"]
+
+EXIT_CODES: ExitTable = {
+    0: ExitMeaning(Verdict.PASSED, "no violations"),
+    1: ExitMeaning(Verdict.FAILED, "violations found"),
+    2: ExitMeaning(Verdict.ERROR, "abnormal termination (bad configuration or options)"),
+}
+"""`ruff check`'s exit codes."""
+
+
+def ruff_verdict(
+    exit_code: int, data: ParserInput, failures: list[ToolFailure]
+) -> tuple[Verdict, str]:
+    """The verdict of a `ruff check` run that ended with `exit_code`."""
+    return exit_verdict(EXIT_CODES, exit_code, data, failures, tool="ruff")
 
 
 def parse_ruff_json(data: ParserInput) -> list[ToolFailure]:
