@@ -5,7 +5,8 @@ git revision (`HEAD` by default): the profiles run in the workspace itself, the 
 in a private export of the revision. `verify_changes(root, changes, ...)` checks
 staged changes that are not on disk yet (a proposal's postconditions): the base is
 the workspace as it is, and both trees are private copies, so the workspace is never
-written. Either way the base run is cached per (tree, profile) under `.patchsmith/`.
+written. Either way the base run is cached per (tree, profile, program, environment) in
+the user's cache directory, never in the workspace.
 """
 
 from __future__ import annotations
@@ -279,8 +280,8 @@ def _base_run(
 
     if base_key is None:
         return None
-    key = cache_key(base_key, name, profile)
-    cached = read_cached(real_root, key) if cache else None
+    key = cache_key(base_key, name, profile, root=real_root)
+    cached = read_cached(key) if cache else None
     if cached is not None:
         return replace(cached, cached=True)
     tree = base_tree()
@@ -288,7 +289,7 @@ def _base_run(
         return None
     run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s)
     if cache and run.start_error is None and not run.timed_out:
-        write_cached(real_root, key, run)
+        write_cached(key, run)
     return run
 
 
