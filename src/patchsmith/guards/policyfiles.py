@@ -86,10 +86,7 @@ def _linked_policy_paths(root: Path) -> dict[str, str]:
     Every hop of a chain of links counts, and the final target; a target outside the
     workspace is left out (no patch reaches it).
     """
-    try:
-        real_root = os.path.realpath(root)
-    except OSError:
-        return {}
+    real_root = os.path.realpath(root)
     found: dict[str, str] = {}
     for name in (OWN_POLICY_FILE, PYPROJECT_FILE):
         here = os.path.join(real_root, name)

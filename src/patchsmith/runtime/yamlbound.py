@@ -90,7 +90,7 @@ def safe_load(text: str) -> object:
     """
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    loader = yaml.SafeLoader(text)  # the loader `yaml.safe_load` uses
     try:
         node = loader.get_single_node()
         if node is None:
