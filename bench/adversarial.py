@@ -207,6 +207,22 @@ CASES = (
         def call(): return apply(diff, root, record=False)
         """,
     ),
+    Case(
+        "YAML alias bomb, config recipe dry run",
+        "nine levels of nine aliases (under 500 bytes, 387 million nodes expanded) in a file a "
+        "`config_key_rename` recipe reads: skipped as an alias bomb before it is built",
+        """
+        lines = ['spec: {serviceAccount: x}', 'a: &a ["lol","lol","lol","lol","lol","lol","lol"]']
+        for prev, name in zip("abcdefgh", "bcdefghi"):
+            lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+        ws({"deploy.yaml": "\\n".join(lines) + "\\n"})
+        from patchsmith.codemod.recipe import parse_recipe
+        recipe = parse_recipe("recipe_id: r\\nlanguage: yaml\\nsummary: s\\noperations:\\n"
+                              "  - {type: config_key_rename, from: spec.serviceAccount, "
+                              "to: serviceAccountName}\\n")
+        def call(): return patchsmith.run_recipe(recipe, root)
+        """,
+    ),
 )
 
 

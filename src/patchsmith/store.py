@@ -5,6 +5,13 @@ holding `*` so the directory never shows in `git status`. It runs in WAL mode
 with a busy timeout, and every write is one `BEGIN IMMEDIATE` transaction, so two
 processes may record at once. Records are only ever inserted, never updated.
 
+A database this machine's patchsmith did not create is data, not the store
+(docs/decisions/0031): each store records, when it is created, the inode number of its
+file (`store_origin`), which a database that arrived by `git clone`, an archive or a
+copy cannot know. One without that record, with another number, or holding a trigger
+or view (patchsmith makes none) is moved aside to `.patchsmith/quarantine/store-<hex>/`
+and a new store is made. Every connection runs with `PRAGMA trusted_schema = OFF`.
+
 `sqlite3` and `OSError` failures become `PatchRefused` carrying an `IO_ERROR`
 `PatchFailure` here, at this seam; misuse (a closed store, a duplicate id)
 raises `ValueError`/`RuntimeError`, and unknown errors pass through untouched.
@@ -28,11 +35,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
+from patchsmith.runtime.atomic import fsync_directory, write_new_file
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import (
     StateDirUnsafe,
     check_entry,
+    ensure_subdir,
     prepare_state_dir,
     unsafe_failure,
 )
@@ -503,6 +512,7 @@ def _migrate(conn: sqlite3.Connection, migrations: tuple[_Migration, ...]) -> No
         row = conn.execute("SELECT version FROM schema_version").fetchone()
         if row is None:
             conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+            _record_origin(conn)
         current = 0 if row is None else int(row[0])
         if current > len(migrations):
             raise _io_failure(
@@ -516,6 +526,64 @@ def _migrate(conn: sqlite3.Connection, migrations: tuple[_Migration, ...]) -> No
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+_ORIGIN_TABLE = "store_origin"
+_QUARANTINE = "quarantine"
+_UNTRUSTED_SCHEMA_TYPES = ("trigger", "view")
+
+
+def _main_file(conn: sqlite3.Connection) -> str:
+    """The path of the connection's main database file."""
+    for _seq, name, path in conn.execute("PRAGMA database_list").fetchall():
+        if name == "main":
+            return str(path)
+    raise sqlite3.OperationalError("no main database")  # pragma: no cover - SQLite always has one
+
+
+def _record_origin(conn: sqlite3.Connection) -> None:
+    """Bind a new store to its file: its inode number, which a copy or a clone cannot know."""
+    conn.execute(f"CREATE TABLE {_ORIGIN_TABLE} (inode INTEGER NOT NULL, created_at TEXT NOT NULL)")
+    inode = os.stat(_main_file(conn)).st_ino
+    conn.execute(f"INSERT INTO {_ORIGIN_TABLE} VALUES (?, ?)", (inode, _utc_now()))
+
+
+def _untrusted(conn: sqlite3.Connection, db_file: Path) -> str | None:
+    """Why the database `conn` opened is not a store this machine made (None: it is, or is new).
+
+    Read with `trusted_schema` off and nothing but SELECTs, so no trigger can run.
+    """
+    kinds = [row[0] for row in conn.execute("SELECT type FROM sqlite_master").fetchall()]
+    if not kinds:
+        return None  # empty: a new store (or one another process is creating right now)
+    foreign = sorted({k for k in kinds if k in _UNTRUSTED_SCHEMA_TYPES})
+    if foreign:
+        return f"it holds {' and '.join(foreign)}s, which patchsmith never creates"
+    try:
+        row = conn.execute(f"SELECT inode FROM {_ORIGIN_TABLE}").fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    if row is None:
+        return "it has no record of being created on this machine"
+    if row[0] != os.stat(db_file).st_ino:
+        return "it was created for another file (copied, cloned or restored from elsewhere)"
+    return None
+
+
+def _move_aside(db_file: Path, reason: str) -> Path:
+    """Move an untrusted database and its side files to `quarantine/store-<hex>/`; returns it."""
+    state_dir = db_file.parent
+    folder = ensure_subdir(state_dir / _QUARANTINE) / f"store-{os.urandom(8).hex()}"
+    os.mkdir(folder, 0o700)
+    for suffix in ("", *_SQLITE_SIDE_FILES):
+        try:
+            os.rename(state_dir / (db_file.name + suffix), folder / (db_file.name + suffix))
+        except FileNotFoundError:
+            continue
+    note = f"patchsmith moved this database out of {state_dir}: {reason}\n"
+    write_new_file(folder / "REASON.txt", note.encode("utf-8"), 0o600)
+    fsync_directory(state_dir)
+    return folder
 
 
 _E = TypeVar("_E", bound=Enum)
@@ -560,10 +628,22 @@ def _connect(db_file: Path) -> sqlite3.Connection:
     not consulted for that lock upgrade), so the whole setup is retried.
     """
     deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+    moved = 0
     while True:
         conn = sqlite3.connect(db_file, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
+            # Before anything reads the schema: no SQL function a schema names (a trigger,
+            # a view, a default, an index expression) may run with side effects.
+            conn.execute("PRAGMA trusted_schema = OFF")
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            reason = _untrusted(conn, db_file)
+            if reason is not None:
+                conn.close()
+                if moved:  # a second foreign database at once: someone is racing us
+                    raise _io_failure(f"refusing the database {db_file}: {reason}")
+                _move_aside(db_file, reason)
+                moved += 1
+                continue
             conn.execute("PRAGMA journal_mode = WAL")
             # With WAL, NORMAL keeps the database consistent after a crash and spares an
             # fsync per commit; a power cut may lose the last record, never corrupt one.

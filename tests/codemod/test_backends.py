@@ -350,7 +350,7 @@ class TestAstGrepOutput:
         """Each JSON line of `--json=stream` is one match; blank lines are skipped."""
         from patchsmith.codemod.backends.astgrep import _parse_stream
 
-        found = _parse_stream(self.LINE + b"\n\n" + self.LINE.replace(b"a.py", b"b.py") + b"\n")
+        found = _parse_stream(self.LINE + b"\n\n" + self.LINE.replace(b"a.py", b"b.py") + b"\n", {})
 
         assert not isinstance(found, PatchFailure)
         assert [("a.py", 1, b"y"), ("b.py", 1, b"y")] == [
@@ -362,7 +362,7 @@ class TestAstGrepOutput:
         """A line that is not JSON, or JSON of another shape, is CODEMOD_BACKEND_ERROR."""
         from patchsmith.codemod.backends.astgrep import _parse_stream
 
-        found = _parse_stream(self.LINE + b"\n" + bad + b"\n")
+        found = _parse_stream(self.LINE + b"\n" + bad + b"\n", {})
 
         assert isinstance(found, PatchFailure)
         assert FailureCode.CODEMOD_BACKEND_ERROR == found.code

@@ -107,8 +107,8 @@ class TestScaffold:
 
 
 class TestRegistry:
-    def test_project_recipe_overrides_builtin(self, tmp_path: Path) -> None:
-        """A recipe in .patchsmith/recipes with a built-in's id wins."""
+    def test_project_recipe_cannot_take_a_builtin_id(self, tmp_path: Path) -> None:
+        """A recipe in .patchsmith/recipes with a built-in's id is refused, and so is the id."""
         folder = tmp_path / ".patchsmith" / "recipes"
         folder.mkdir(parents=True)
         (folder / "mine.yaml").write_text(
@@ -118,8 +118,12 @@ class TestRegistry:
 
         entry = find_recipe("unittest-to-assert", tmp_path)
 
-        assert not isinstance(entry, PatchFailure)
-        assert "mine" == entry.recipe.summary and not entry.builtin
+        assert isinstance(entry, PatchFailure)
+        assert FailureCode.INVALID_RECIPE == entry.code
+        assert "belongs to a built-in recipe" in entry.message
+        entries, failures = list_recipes(tmp_path)
+        [builtin] = [e for e in entries if e.recipe.recipe_id == "unittest-to-assert"]
+        assert builtin.builtin and [entry] == failures
 
     def test_configured_folder(self, tmp_path: Path) -> None:
         """patchsmith.toml [codemod] recipe_dirs adds a folder."""

@@ -67,13 +67,14 @@ class TestLineNumbersCompete:
             "def load_a(path):\n    data = read(path)\n    return parse(data, strict"
         )
 
-    def test_no_line_numbers_prefers_exact(self, tmp_path: Path) -> None:
-        """Without line numbers nothing names load_a: the exact match is the only candidate."""
+    def test_no_line_numbers_and_a_whitespace_rival_is_ambiguous(self, tmp_path: Path) -> None:
+        """Without line numbers nothing names either place, and the two differ only in
+        trailing spaces: comparable tolerances (ADR 0029), so nothing applies."""
         root = make_tree(tmp_path / "ws", {"m.py": LOADERS.encode()})
         diff = self.DIFF.replace("@@ -2,2 +2,2 @@", "@@ @@")
-        report = apply(diff, root, record=False)
-        assert report.ok
-        assert (root / "m.py").read_text().endswith("return parse(data, strict=True)\n")
+        report = _refused(diff, root)
+        assert [FailureCode.AMBIGUOUS_MATCH] == _codes(report)
+        assert {2, 87} <= set(report.errors[0].candidates)
 
 
 TWO_FUNCTIONS = "def foo():\n    a = 1\n    return 0\n\n\ndef bar():\n    b = 2\n    return 1\n"

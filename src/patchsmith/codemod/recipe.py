@@ -27,6 +27,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.runtime.yamlbound import YamlTooLarge
+from patchsmith.runtime.yamlbound import safe_load as bounded_load
 
 __all__ = [
     "AstGrepRule",
@@ -390,9 +392,11 @@ _CONFIG_LANGUAGES = (Language.YAML, Language.TOML, Language.JSON)
 def parse_recipe(text: str, *, source: str = "<recipe>") -> Recipe | PatchFailure:
     """Validate recipe YAML/JSON text; INVALID_RECIPE (with each error's location) when it fails."""
     try:
-        data: object = yaml.safe_load(text)
+        data: object = bounded_load(text)
     except yaml.YAMLError as exc:
         return _invalid(source, f"not valid YAML: {exc}")
+    except YamlTooLarge as exc:
+        return _invalid(source, f"the recipe's YAML is refused: {exc}")
     if not isinstance(data, Mapping):
         return _invalid(source, f"a recipe must be a YAML mapping, got {type(data).__name__}")
     # `x-` keys are free-form: a place for YAML anchors that operations share

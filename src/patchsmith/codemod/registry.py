@@ -3,8 +3,10 @@
 A folder holds `<id>.yaml` files or `<id>/recipe.yaml` folders (with `fixtures/`
 beside the recipe). Searched in order: the folders configured in `patchsmith.toml`
 (`[codemod] recipe_dirs`) or `pyproject.toml` (`[tool.patchsmith.codemod]`), then
-`.patchsmith/recipes/`, then the built-in recipes; the first recipe with an id wins,
-so a project can override a built-in one.
+`.patchsmith/recipes/`, then the built-in recipes; the first recipe with an id wins.
+A built-in id is never taken by another folder's recipe: such a recipe is INVALID_RECIPE,
+and running that id is refused while it is there (a repository must not be able to
+change what `unittest-to-assert` does; docs/decisions/0031).
 """
 
 from __future__ import annotations
@@ -114,20 +116,56 @@ def _files(folder: Path) -> list[Path]:
     return found
 
 
+def _shadowing(path: Path, recipe_id: str) -> PatchFailure:
+    return PatchFailure(
+        FailureCode.INVALID_RECIPE,
+        f"{path}: recipe id {recipe_id!r} belongs to a built-in recipe; a project recipe "
+        "cannot replace it",
+        file=str(path),
+        hint=f"give the project recipe its own id (e.g. `project-{recipe_id}`) and run it by "
+        "that id",
+        rule="builtin-recipe-id",
+    )
+
+
+def _collect(
+    root: Path | None, extra: Iterable[str | os.PathLike[str]]
+) -> tuple[dict[str, RecipeEntry], list[PatchFailure], dict[str, PatchFailure]]:
+    """The recipes by id, the failures, and the built-in ids another folder tried to take."""
+    dirs, failure = recipe_dirs(root, extra)
+    builtin_ids = {
+        loaded.recipe.recipe_id
+        for path in _files(BUILTIN_DIR)
+        if not isinstance(loaded := load_recipe_file(path, builtin=True), PatchFailure)
+    }
+    entries: dict[str, RecipeEntry] = {}
+    failures: list[PatchFailure] = [failure] if failure else []
+    shadowed: dict[str, PatchFailure] = {}
+    for folder in dirs:
+        builtin = folder == BUILTIN_DIR
+        for path in _files(folder):
+            loaded = load_recipe_file(path, builtin=builtin)
+            if isinstance(loaded, PatchFailure):
+                failures.append(loaded)
+                continue
+            recipe_id = loaded.recipe.recipe_id
+            if not builtin and recipe_id in builtin_ids:
+                refused = _shadowing(path, recipe_id)
+                failures.append(refused)
+                shadowed.setdefault(recipe_id, refused)
+            elif recipe_id not in entries:
+                entries[recipe_id] = loaded
+    return entries, failures, shadowed
+
+
 def list_recipes(
     root: Path | None, extra: Iterable[str | os.PathLike[str]] = ()
 ) -> tuple[list[RecipeEntry], list[PatchFailure]]:
-    """Every recipe found (the first of each id), and the failures of those that do not load."""
-    dirs, failure = recipe_dirs(root, extra)
-    entries: dict[str, RecipeEntry] = {}
-    failures: list[PatchFailure] = [failure] if failure else []
-    for folder in dirs:
-        for path in _files(folder):
-            loaded = load_recipe_file(path, builtin=folder == BUILTIN_DIR)
-            if isinstance(loaded, PatchFailure):
-                failures.append(loaded)
-            elif loaded.recipe.recipe_id not in entries:
-                entries[loaded.recipe.recipe_id] = loaded
+    """Every recipe found (the first of each id), and the failures of those that do not load.
+
+    A recipe outside the package with a built-in recipe's id is one of the failures.
+    """
+    entries, failures, _shadowed = _collect(root, extra)
     return sorted(entries.values(), key=lambda e: e.recipe.recipe_id), failures
 
 
@@ -136,16 +174,21 @@ def find_recipe(
     root: Path | None,
     extra: Iterable[str | os.PathLike[str]] = (),
 ) -> RecipeEntry | PatchFailure:
-    """The recipe called `name`, or in the file `name`; RECIPE_NOT_FOUND listing the known ids."""
+    """The recipe called `name`, or in the file `name`; RECIPE_NOT_FOUND listing the known ids.
+
+    INVALID_RECIPE when a project recipe claims the built-in id `name`: neither runs.
+    """
     as_path = Path(name)
     if as_path.suffix in (".yaml", ".yml", ".json") and as_path.is_file():
         return load_recipe_file(as_path)
     if as_path.is_dir() and (as_path / RECIPE_FILE).is_file():
         return load_recipe_file(as_path / RECIPE_FILE)
-    entries, failures = list_recipes(root, extra)
-    for entry in entries:
-        if entry.recipe.recipe_id == str(name):
-            return entry
+    by_id, failures, shadowed = _collect(root, extra)
+    if str(name) in shadowed:
+        return shadowed[str(name)]
+    if str(name) in by_id:
+        return by_id[str(name)]
+    entries = sorted(by_id.values(), key=lambda e: e.recipe.recipe_id)
     broken = [f for f in failures if str(name) in f.message]
     if broken:
         return broken[0]

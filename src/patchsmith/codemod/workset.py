@@ -99,14 +99,14 @@ class WorkSet:
     ) -> list[AstGrepMatch] | PatchFailure:
         """ast-grep matches of `rules` in the current texts of `paths`."""
         plain = [p for p in paths if p not in self._current]
-        found = scan(rules, self.root, plain)
+        found = scan(rules, self.root, plain, self.unreadable)
         if isinstance(found, PatchFailure):
             return found
         modified = [p for p in paths if p in self._current]
         if modified:
             with scratch_dir("patchsmith-codemod-") as tmp:
                 _write_texts({path: self._current[path] for path in modified}, Path(tmp))
-                more = scan(rules, Path(tmp), modified)
+                more = scan(rules, Path(tmp), modified, self.unreadable)
             if isinstance(more, PatchFailure):
                 return more
             found.extend(more)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
@@ -20,6 +21,9 @@ _UNREADABLE = "(not valid TOML)"
 long as neither could hold the table (`_may_name_table`)."""
 
 _ESCAPE = re.compile(rb"\\[uUx]")
+
+_MAX_HOPS = 40
+"""Links followed from a policy file to its target (the kernel's own limit)."""
 """A TOML escape that could spell `patchsmith` in a quoted key without the word."""
 
 
@@ -75,12 +79,39 @@ def _sides(change: FileChange) -> Iterator[tuple[str, bytes | None, bytes | None
         yield change.path, change.old_bytes, change.new_bytes
 
 
+def _linked_policy_paths(root: Path) -> dict[str, str]:
+    """Workspace paths that the root's policy files are symlinks to, each with the policy
+    file name whose rules it holds (`patchsmith.toml` or `pyproject.toml`).
+
+    Every hop of a chain of links counts, and the final target; a target outside the
+    workspace is left out (no patch reaches it).
+    """
+    real_root = os.path.realpath(root)
+    found: dict[str, str] = {}
+    for name in (OWN_POLICY_FILE, PYPROJECT_FILE):
+        here = os.path.join(real_root, name)
+        for _ in range(_MAX_HOPS):
+            try:
+                link = os.readlink(here)
+            except OSError:
+                break  # not a link (or gone): `here` is the file the policy is read from
+            # The hop's own folder may itself be reached through links: resolve it, not it.
+            here = os.path.join(os.path.realpath(os.path.dirname(here)), link)
+            here = os.path.normpath(here)
+            rel = os.path.relpath(here, real_root)
+            if rel != ".." and not rel.startswith(".." + os.sep):
+                found.setdefault(Path(rel).as_posix(), name)
+    return found
+
+
 class PolicyFileGuard(Guard):
     """Refuse a change to the workspace's policy.
 
     What: creating, changing, moving or deleting a `patchsmith.toml` (any depth), and
     any change to a `pyproject.toml` that alters its parsed `[tool.patchsmith]` table,
-    is refused; the rest of a pyproject.toml may be edited freely.
+    is refused; the rest of a pyproject.toml may be edited freely. When the root's
+    `patchsmith.toml` or `pyproject.toml` is a symlink, its target (and every link on
+    the way) is protected the same way.
     Why: the policy is what every later edit is checked against; an edit that could
     set `forbidden = []` would let the next one write what was forbidden. Switch the
     guard off (`policy_files = false`, `--allow-policy-edit`, `allow_policy_edit=True`)
@@ -100,9 +131,13 @@ class PolicyFileGuard(Guard):
             "on purpose, pass --allow-policy-edit (Python: allow_policy_edit=True)"
         )
         failures = []
+        linked = _linked_policy_paths(ctx.root) if ctx.root is not None else {}
         for change in changes:
             for path, before, after in _sides(change):
                 name = _name(path)
+                if path in linked:
+                    # The policy is read through a symlink: its target holds the rules.
+                    name = linked[path]
                 if name == OWN_POLICY_FILE:
                     failures.append(self.failure(path, f"{path} holds the policy", hint=hint))
                 elif name == PYPROJECT_FILE and _table_changes(before, after):

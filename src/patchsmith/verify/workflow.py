@@ -5,7 +5,8 @@ git revision (`HEAD` by default): the profiles run in the workspace itself, the 
 in a private export of the revision. `verify_changes(root, changes, ...)` checks
 staged changes that are not on disk yet (a proposal's postconditions): the base is
 the workspace as it is, and both trees are private copies, so the workspace is never
-written. Either way the base run is cached per (tree, profile) under `.patchsmith/`.
+written. Either way the base run is cached per (tree, profile, program, environment) in
+the user's cache directory, never in the workspace.
 """
 
 from __future__ import annotations
@@ -375,8 +376,10 @@ def _base_run(
         env_set=profile.set_env,
     )
     # runs cached before verdicts existed are not read; a new tool version runs again
-    key = cache_key(f"{CACHE_FORMAT}:{base_key}:{version}", name, profile)
-    cached = read_cached(real_root, key) if cache else None
+    key = cache_key(
+        f"{CACHE_FORMAT}:{base_key}", name, profile, root=real_root, tool_version=version
+    )
+    cached = read_cached(key) if cache else None
     if cached is not None:
         return replace(cached, cached=True)
     tree = base_tree()
@@ -384,7 +387,7 @@ def _base_run(
         return None
     run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s)
     if cache and run.verdict is not Verdict.ERROR:
-        write_cached(real_root, key, run)  # a run that established nothing is tried again
+        write_cached(key, run)  # a run that established nothing is tried again
     return run
 
 

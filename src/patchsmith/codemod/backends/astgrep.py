@@ -5,6 +5,13 @@ with `fix`, the replacement text and the range it replaces, without touching a f
 that is the dry run. patchsmith applies the replacements itself, in memory, and hands
 the new texts to a transaction. (The Python binding, `ast-grep-py`, cannot apply a
 `fix` that uses captures, which is why the CLI is used.)
+
+ast-grep looks for an `sgconfig.yml` in its working folder and every parent, and one
+there can remap languages or add rules: a repository (or anyone who can write to the
+shared scratch folder) would decide what matches. So every scan runs with an explicit,
+empty configuration of its own, from a private folder outside any repository, on
+absolute paths. Files ast-grep skips (over its size limit) are named by its `--inspect`
+trace and reported as skipped, never as unchanged (docs/decisions/0031).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,12 +110,38 @@ def pattern_rule(rule_id: str, pattern: str, language: Language) -> dict[str, ob
     return {"id": rule_id, "language": AST_GREP_LANGUAGES[language], "rule": {"pattern": pattern}}
 
 
+_CONFIG = "ruleDirs: []\n"
+"""The whole configuration ast-grep gets: no rule folders, no language globs, no custom
+languages (the rules come inline)."""
+
+_SKIP_MARK = "sg: entity|file|"
+
+
+def _skipped(stderr: str, names: Mapping[str, str]) -> dict[str, str]:
+    """The files ast-grep's `--inspect entity` trace says it skipped, with its reason."""
+    found: dict[str, str] = {}
+    for line in stderr.splitlines():
+        if not line.startswith(_SKIP_MARK):
+            continue
+        where, sep, detail = line[len(_SKIP_MARK) :].rpartition(": skipped=")
+        if sep and where in names:
+            reason = detail.strip()
+            if reason == "fileTooLarge":
+                reason = "over ast-grep's file size limit (fileTooLarge)"
+            found[names[where]] = f"not scanned by ast-grep: {reason}; not changed"
+    return found
+
+
 def scan(
-    rules: Sequence[dict[str, object]], cwd: Path, files: Sequence[str]
+    rules: Sequence[dict[str, object]],
+    cwd: Path,
+    files: Sequence[str],
+    skipped: dict[str, str] | None = None,
 ) -> list[AstGrepMatch] | PatchFailure:
     """Every match of `rules` in `files` (paths relative to `cwd`), in file order.
 
-    CODEMOD_BACKEND_ERROR when ast-grep is missing, rejects a rule, or fails.
+    The files ast-grep skipped are added to `skipped` (path to reason). CODEMOD_BACKEND_ERROR
+    when ast-grep is missing, rejects a rule, or fails.
     """
     if not files:
         return []
@@ -122,33 +155,44 @@ def scan(
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     inline = "---\n".join(yaml.dump(rule, Dumper=dumper, sort_keys=False) for rule in rules)
     found: list[AstGrepMatch] = []
+    base = os.path.abspath(cwd)
     for chunk in _chunks(files, FILES_PER_CALL):
-        argv = [binary, "scan", "--inline-rules", inline, "--json=stream", *_NO_IGNORE]
-        argv += ["--", *chunk]
+        names = {os.path.join(base, f): f for f in chunk}
         try:
-            # The report goes to a file, not a pipe: ast-grep writes it a line at a time,
-            # and reading a pipe wakes this process for every few lines.
-            with tempfile.TemporaryFile() as report:
-                done = subprocess.run(
-                    argv,
-                    cwd=cwd,
-                    stdout=report,
-                    stderr=subprocess.PIPE,
-                    timeout=SCAN_TIMEOUT_SECONDS,
-                    check=False,
-                )
-                report.seek(0)
-                stdout = report.read()
+            # A private folder: its own configuration, and no sgconfig.yml above it that
+            # anyone else could have written (the folder is new and ours alone).
+            with tempfile.TemporaryDirectory(prefix="patchsmith-sg-") as private:
+                config = os.path.join(private, "sgconfig.yml")
+                with open(config, "x", encoding="utf-8") as out:
+                    out.write(_CONFIG)
+                argv = [binary, "scan", "--config", config, "--inline-rules", inline]
+                argv += ["--json=stream", "--inspect", "entity", *_NO_IGNORE, "--", *names]
+                # The report goes to a file, not a pipe: ast-grep writes it a line at a
+                # time, and reading a pipe wakes this process for every few lines.
+                with tempfile.TemporaryFile() as report:
+                    done = subprocess.run(
+                        argv,
+                        cwd=private,
+                        stdout=report,
+                        stderr=subprocess.PIPE,
+                        timeout=SCAN_TIMEOUT_SECONDS,
+                        check=False,
+                    )
+                    report.seek(0)
+                    stdout = report.read()
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _failure(f"ast-grep could not run: {exc}", "check the ast-grep installation")
+        stderr = done.stderr.decode("utf-8", "replace")
         if done.returncode != 0:
-            detail = _reason(done.stderr.decode("utf-8", "replace"))
             return _failure(
-                f"ast-grep rejected the rules or failed (exit {done.returncode}): {detail}",
+                f"ast-grep rejected the rules or failed (exit {done.returncode}): "
+                f"{_reason(stderr)}",
                 "check the rule against ast-grep's rule reference; `ast-grep scan "
                 "--inline-rules` shows the same message",
             )
-        parsed = _parse_stream(stdout)
+        if skipped is not None:
+            skipped.update(_skipped(stderr, names))
+        parsed = _parse_stream(stdout, names)
         if isinstance(parsed, PatchFailure):
             return parsed
         found.extend(parsed)
@@ -157,10 +201,9 @@ def scan(
 
 def _reason(stderr: str) -> str:
     """ast-grep's chain of causes (its `╰▻` lines), else its first lines, bounded."""
-    causes = [
-        line.strip()[2:].strip() for line in stderr.splitlines() if line.strip().startswith("╰▻")
-    ]
-    lines = causes or [line for line in stderr.splitlines() if line.strip()][:5]
+    mine = [line for line in stderr.splitlines() if not line.startswith("sg: ")]  # no trace
+    causes = [line.strip()[2:].strip() for line in mine if line.strip().startswith("╰▻")]
+    lines = causes or [line for line in mine if line.strip()][:5]
     return "; ".join(dict.fromkeys(lines))[:1000]
 
 
@@ -201,7 +244,7 @@ class _Reported(msgspec.Struct, rename="camel"):
 _STREAM = msgspec.json.Decoder(_Reported)
 
 
-def _parse_stream(stdout: bytes) -> list[AstGrepMatch] | PatchFailure:
+def _parse_stream(stdout: bytes, names: Mapping[str, str]) -> list[AstGrepMatch] | PatchFailure:
     try:
         reported = _STREAM.decode_lines(stdout)
     except msgspec.DecodeError as exc:
@@ -217,7 +260,7 @@ def _parse_stream(stdout: bytes) -> list[AstGrepMatch] | PatchFailure:
             edit = Edit(where.start, where.end, item.replacement.encode("utf-8"))
         matches.append(
             AstGrepMatch(
-                path=Path(item.file).as_posix(),
+                path=names.get(item.file, Path(item.file).as_posix()),
                 rule_id=item.rule_id,
                 start=span.start,
                 end=span.end,

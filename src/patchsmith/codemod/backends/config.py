@@ -21,6 +21,7 @@ from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
 from patchsmith.codemod.recipe import ConfigKeyRename
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import PatchFailure
+from patchsmith.runtime.yamlbound import YamlTooLarge, check_expansion
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -188,8 +189,12 @@ def load_data(kind: str, text: str) -> object:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import YAMLError
 
+        reader = YAML(typ="safe", pure=True)
         try:
-            return list(YAML(typ="safe", pure=True).load_all(text))
+            # Measured before it is built: an alias bomb must not reach the comparison
+            # below, which walks every expansion (YamlTooLarge is a ValueError).
+            check_expansion(reader.compose_all(text))
+            return list(reader.load_all(text))
         except YAMLError as exc:
             raise ValueError(str(exc)) from exc
     try:
@@ -250,6 +255,9 @@ def rename_key(
         clash = f"renaming would change more than the key (is {op.to!r} already there?)"
         try:
             before = load_data(kind, old_text)
+        except YamlTooLarge as exc:
+            work.unreadable[path] = f"not read: {exc}"
+            continue
         except ValueError as exc:
             reason = f"the file does not load as {kind}: {str(exc).splitlines()[0]}"
             seen.append(SeenMatch(path, groups[0].line, ".".join(wanted), reason))
