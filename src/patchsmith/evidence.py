@@ -137,6 +137,9 @@ class Evidence:
     stderr: str = ""
     changed_paths: tuple[str, ...] = ()
     nondeterministic: tuple[str, ...] = ()
+    sandbox: str | None = None
+    """How the run was isolated: `bwrap`, or `none` where no sandbox could be made
+    (`None` in records older than the sandbox)."""
 
     def to_json(self, *, output: bool = True) -> dict[str, object]:
         """A JSON object; `output=False` leaves the bulky stdout/stderr out."""
@@ -151,6 +154,7 @@ class Evidence:
             "start_error": self.start_error,
             "cached": self.cached,
             "output_sha256": self.output_sha256,
+            "sandbox": self.sandbox,
             "failures": [f.to_json() for f in self.failures],
             "introduced": [f.to_json() for f in self.introduced],
             "fixed": [f.to_json() for f in self.fixed],
@@ -190,4 +194,5 @@ class Evidence:
             stderr=str(data.get("stderr", "")),
             changed_paths=tuple(str(p) for p in data.get("changed_paths", [])),
             nondeterministic=tuple(str(p) for p in data.get("nondeterministic", [])),
+            sandbox=_opt_str(data.get("sandbox")),
         )

@@ -129,6 +129,8 @@ class Profile(BaseModel):
     kind: ProfileKind = ProfileKind.TEST
     targeted: StrictBool = False
     """A Python test profile that may run only the tests importing a changed module first."""
+    network: StrictBool = False
+    """Reach the network from the sandbox (off: a private network namespace)."""
     description: str = ""
 
     @field_validator("argv")
@@ -173,6 +175,8 @@ class ProfileSet:
     """When true, a proposal without a `verification_plan` cannot reach its level."""
     unplanned: Unplanned = Unplanned.AUTO
     """What a proposal without a plan gets (`require_plan` makes it REFUSE)."""
+    require_sandbox: bool = False
+    """Refuse to run a profile (SANDBOX_UNAVAILABLE) where bwrap cannot sandbox it."""
 
     def get(self, name: str) -> Profile | None:
         """The profile called `name`, or `None`."""
@@ -194,6 +198,7 @@ class _VerifyTable(BaseModel):
     minimum_evidence: dict[ProposalStrategy, str] = Field(default_factory=dict)
     require_plan: StrictBool = False
     unplanned: Unplanned = Unplanned.AUTO
+    require_sandbox: StrictBool = False
 
     @field_validator("minimum_evidence")
     @classmethod
@@ -253,7 +258,14 @@ def load_profiles(root: str | Path) -> ProfileSet | PatchFailure:
     for strategy, text in parsed_settings.minimum_evidence.items():
         levels[strategy] = EvidenceLevel.parse(text)
     unplanned = Unplanned.REFUSE if parsed_settings.require_plan else parsed_settings.unplanned
-    return ProfileSet(profiles, sources, levels, unplanned is Unplanned.REFUSE, unplanned=unplanned)
+    return ProfileSet(
+        profiles,
+        sources,
+        levels,
+        unplanned is Unplanned.REFUSE,
+        unplanned=unplanned,
+        require_sandbox=parsed_settings.require_sandbox,
+    )
 
 
 def _read_table(path: Path, keys: tuple[str, ...]) -> Mapping[str, object] | PatchFailure:

@@ -8,8 +8,13 @@ from pathlib import Path
 
 from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.runtime.process import ProcessResult, run_process
+from patchsmith.runtime.sandbox import SandboxSpec
 from patchsmith.verify.parsers import ParserInput, ParserName, parse_output
 from patchsmith.verify.profiles import REPORT_PLACEHOLDER, Profile
+from patchsmith.verify.trees import dependency_mounts
+
+_PROTECTED = (".git", ".patchsmith")
+"""Read-only even inside a writable tree: a tool must not plant hooks or rewrite our records."""
 
 __all__ = ["run_profile"]
 
@@ -28,7 +33,11 @@ def run_profile(
     targets: Sequence[str] = (),
     timeout_s: float | None = None,
 ) -> Evidence:
-    """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises."""
+    """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises.
+
+    The run is sandboxed (runtime/sandbox.py): only `tree` and the report's folder are
+    writable, the network is off unless the profile says `network = true`.
+    """
     cwd = tree / profile.cwd
     with tempfile.TemporaryDirectory(prefix="patchsmith-report-") as scratch:
         report_path = Path(scratch) / "report"
@@ -40,6 +49,7 @@ def run_profile(
             timeout_s=timeout_s or profile.timeout_seconds,
             env_allow=profile.allowed_env(),
             env_set=profile.set_env,
+            sandbox=_sandbox(tree, Path(scratch), network=profile.network),
         )
         report = _read_report(report_path)
     failures = parse_output(
@@ -60,6 +70,17 @@ def run_profile(
         start_error=result.start_error,
         stdout=result.stdout,
         stderr=result.stderr,
+        sandbox=None if result.sandbox is None else result.sandbox.value,
+    )
+
+
+def _sandbox(tree: Path, scratch: Path, *, network: bool) -> SandboxSpec:
+    real = tree.resolve()
+    protected = tuple((real / name, real / name) for name in _PROTECTED if (real / name).exists())
+    return SandboxSpec(
+        writable=(real, scratch.resolve()),
+        read_only=(*dependency_mounts(tree), *protected),
+        network=network,
     )
 
 
