@@ -15,3 +15,21 @@ needs_bwrap = pytest.mark.skipif(
 def take_bwrap_away(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make this process act as on a machine without bwrap: every run falls back."""
     monkeypatch.setattr(sandbox, "usable_bwrap", lambda: None)
+
+
+def processes_tagged(tag: str) -> list[int]:
+    """Host pids whose command line holds `tag` (a sandboxed process is listed too)."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+        except OSError:
+            continue
+        if tag.encode() in cmdline:
+            found.append(int(name))
+    return found

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import uuid
@@ -10,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.sandboxing import needs_bwrap, take_bwrap_away
+from tests.sandboxing import needs_bwrap, processes_tagged, take_bwrap_away
 
 from patchsmith.runtime import sandbox
 from patchsmith.runtime.process import run_process
@@ -48,22 +47,6 @@ CONNECT = (
     "    print('refused', exc); sys.exit(3)\n"
     "print('connected')\n"
 )
-
-
-def _alive_with(tag: str) -> list[int]:
-    """Host pids whose command line holds `tag`."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                cmdline = handle.read()
-        except OSError:
-            continue
-        if tag.encode() in cmdline:
-            found.append(int(name))
-    return found
 
 
 def _leave_a_setsid_child(tag: str, target: Path) -> str:
@@ -153,7 +136,7 @@ class TestBwrap:
         result = _python(_leave_a_setsid_child(tag, tree / "late.txt"), tree, SandboxSpec((tree,)))
 
         assert result.ok, result  # type: ignore[attr-defined]
-        assert [] == _alive_with(tag)
+        assert [] == processes_tagged(tag)
         assert not (tree / "late.txt").exists()
 
     def test_a_missing_program_did_not_start(self, tree: Path) -> None:
@@ -177,7 +160,7 @@ class TestBwrap:
         result = _python(code, tree, SandboxSpec((tree,)), timeout_s=1)
 
         assert result.timed_out  # type: ignore[attr-defined]
-        assert [] == _alive_with(tag)
+        assert [] == processes_tagged(tag)
 
 
 class TestFallback:
@@ -202,7 +185,7 @@ class TestFallback:
         result = _python(_leave_a_setsid_child(tag, tree / "late.txt"), tree, SandboxSpec((tree,)))
 
         assert result.ok, result  # type: ignore[attr-defined]
-        assert [] == _alive_with(tag)
+        assert [] == processes_tagged(tag)
 
     def test_patchsmiths_own_commands_are_not_sandboxed(self, tree: Path) -> None:
         result = run_process([sys.executable, "-c", "pass"], cwd=tree, timeout_s=30)
