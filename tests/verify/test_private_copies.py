@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import sys
@@ -21,7 +22,7 @@ from patchsmith.formats.script import Action
 from patchsmith.report import ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.sandbox import usable_bwrap
-from patchsmith.verify import verify_changes
+from patchsmith.verify import trees, verify_changes
 from patchsmith.verify.trees import apply_changes, copy_tree, dependency_mounts
 
 PY = json.dumps(sys.executable)
@@ -241,3 +242,71 @@ class TestRequireSandbox:
 
         assert [] == list(report.errors)
         assert {"bwrap"} == {r.sandbox for r in report.evidence}
+
+
+class TestReflinkCopier:
+    def test_a_reflink_is_tried_first(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        cloned: list[str] = []
+
+        def clone(src: str, dst: str) -> None:
+            cloned.append(src)
+            Path(dst).write_bytes(Path(src).read_bytes())
+
+        monkeypatch.setattr(trees, "_reflink", clone)
+        (tmp_path / "a").write_bytes(b"a")
+        copier = trees._Copier()
+        copier.reflink = True
+
+        copier(str(tmp_path / "a"), str(tmp_path / "b"))
+
+        assert [str(tmp_path / "a")] == cloned
+        assert b"a" == (tmp_path / "b").read_bytes()
+
+    def test_a_filesystem_without_reflinks_gets_plain_copies(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(src: str, dst: str) -> None:
+            Path(dst).write_bytes(b"")  # a half-made target is removed
+            raise OSError(errno.EOPNOTSUPP, "not supported")
+
+        monkeypatch.setattr(trees, "_reflink", refuse)
+        (tmp_path / "a").write_bytes(b"a")
+        copier = trees._Copier()
+        copier.reflink = True
+
+        copier(str(tmp_path / "a"), str(tmp_path / "b"))
+
+        assert b"a" == (tmp_path / "b").read_bytes()
+        assert not copier.reflink
+
+    def test_other_errors_are_not_hidden(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def fail(src: str, dst: str) -> None:
+            raise OSError(errno.EACCES, "denied")
+
+        monkeypatch.setattr(trees, "_reflink", fail)
+        copier = trees._Copier()
+        copier.reflink = True
+
+        with pytest.raises(OSError):
+            copier(str(tmp_path / "a"), str(tmp_path / "b"))
+
+    def test_a_real_copy_never_shares_an_inode(self, tmp_path: Path) -> None:
+        (tmp_path / "src").mkdir()
+        (tmp_path / "src" / "f").write_bytes(b"data")
+
+        trees.copy_dependency(tmp_path / "src", tmp_path / "dst")
+
+        assert b"data" == (tmp_path / "dst" / "f").read_bytes()
+        assert (tmp_path / "src" / "f").stat().st_ino != (tmp_path / "dst" / "f").stat().st_ino
+
+    def test_a_damaged_mount_list_binds_nothing(self, tmp_path: Path) -> None:
+        tree = tmp_path / "copy"
+        tree.mkdir()
+        (tmp_path / ".copy.dependencies.json").write_text("{not json")
+
+        assert () == dependency_mounts(tree)
+        trees.apply_changes(tree, [])
