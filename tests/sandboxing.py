@@ -17,8 +17,9 @@ def take_bwrap_away(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox, "usable_bwrap", lambda: None)
 
 
-def processes_tagged(tag: str) -> list[int]:
-    """Host pids whose command line holds `tag` (a sandboxed process is listed too)."""
+def processes_tagged(tag: str, *, running: bool = False) -> list[int]:
+    """Host pids whose command line holds `tag` (a sandboxed process is listed too);
+    `running`: only the tool itself, not the bwrap still setting up its sandbox."""
     import os
 
     found = []
@@ -30,6 +31,6 @@ def processes_tagged(tag: str) -> list[int]:
                 cmdline = handle.read()
         except OSError:
             continue
-        if tag.encode() in cmdline:
+        if tag.encode() in cmdline and not (running and b"bwrap" in cmdline.split(b"\0")[0]):
             found.append(int(name))
     return found

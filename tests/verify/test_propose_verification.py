@@ -337,17 +337,17 @@ class TestCrashSafety:
         proposal.write_text(json.dumps(_proposal(verification_plan={"profile": "slow"})))
         child = subprocess.Popen([sys.executable, "-c", CRASH_CHILD, str(project), str(proposal)])
         try:
-            for _ in range(600):
-                if processes_tagged(tag):
+            for _ in range(2400):  # a loaded machine: up to two minutes to reach the tool
+                if processes_tagged(tag, running=True):
                     break
                 time.sleep(0.05)
-            assert processes_tagged(tag)
+            assert processes_tagged(tag, running=True)
             child.kill()
         finally:
             child.wait()
         if usable_bwrap() is not None:
             # --die-with-parent: the tool dies with the killed patchsmith
-            for _ in range(600):
+            for _ in range(2400):
                 if not processes_tagged(tag):
                     break
                 time.sleep(0.05)

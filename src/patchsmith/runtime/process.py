@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -69,6 +69,8 @@ killing stragglers (a background child still holding stdout open)."""
 RUN_MARKER = "PATCHSMITH_RUN_ID"
 """Set in an unsandboxed run's environment: every process it starts inherits it, so the
 ones that left its process group (`setsid`) can still be found and killed."""
+
+_PR_SET_PDEATHSIG = 1
 
 _SWEEP_ROUNDS = 50
 _SWEEP_PAUSE_S = 0.02
@@ -168,6 +170,7 @@ def run_process(
     launched = args
     kind: SandboxKind | None = None
     marker: str | None = None
+    before_exec: Callable[[], None] | None = None
     if sandbox is not None:
         bwrap = _sandbox.usable_bwrap()
         if bwrap is not None:
@@ -178,6 +181,7 @@ def run_process(
                 return _not_started(args, workdir, started, missing, kind)
             env = sandbox_env(env, sandbox)
             launched = tuple(bwrap_argv(bwrap, args, sandbox, cwd=Path(workdir)))
+            before_exec = _die_with_parent()
         else:
             kind = SandboxKind.NONE
             marker = uuid.uuid4().hex
@@ -191,6 +195,7 @@ def run_process(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=sys.platform != "win32",
+            preexec_fn=before_exec,
         )
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
@@ -322,6 +327,32 @@ def _not_started(
         start_error=why,
         sandbox=kind,
     )
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """What bwrap runs between fork and exec: SIGKILL it when this process dies.
+
+    bwrap's own `--die-with-parent` is set only once bwrap runs; a patchsmith killed in
+    that first instant would leave it (and the command) running. Set before exec and
+    checked against the parent's pid, no such window is left. The calling thread waits
+    for the run, so its exit (which also fires the signal) cannot come first.
+    """
+    if not sys.platform.startswith("linux"):  # pragma: no cover - prctl is Linux's
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    parent = os.getpid()
+
+    def before_exec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return before_exec
 
 
 def _not_runnable(program: str, cwd: Path, env: Mapping[str, str]) -> str | None:
