@@ -117,6 +117,38 @@ class TestBwrap:
         assert ["real", "read-only"] == result.stdout.split()  # type: ignore[attr-defined]
         assert "real\n" == (real / "dep.js").read_text()
 
+    @pytest.mark.parametrize("layers", [True, False])
+    def test_a_layered_folder_takes_writes_that_vanish(
+        self, tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layers: bool
+    ) -> None:
+        """A dependency folder with a throw-away layer: the tool may write its caches there,
+        nothing reaches the real folder; without layers it is read-only."""
+        if layers and not sandbox.layers_supported():
+            pytest.skip("this bwrap cannot layer a folder")
+        if not layers:
+            monkeypatch.setattr(sandbox, "layers_supported", lambda: False)
+        real = tmp_path / "node_modules"
+        real.mkdir()
+        (real / "dep.js").write_text("real\n")
+        (tree / "node_modules").mkdir()
+        code = (
+            "import pathlib\n"
+            "try:\n"
+            "    pathlib.Path('node_modules/.cache').mkdir()\n"
+            "    pathlib.Path('node_modules/dep.js').write_text('changed')\n"
+            "    print(pathlib.Path('node_modules/dep.js').read_text())\n"
+            "except OSError:\n"
+            "    print('read-only')\n"
+        )
+        spec = SandboxSpec(writable=(tree,), layered=((real, tree / "node_modules"),))
+
+        result = _python(code, tree, spec)
+
+        assert ("changed" if layers else "read-only") == result.stdout.strip()  # type: ignore[attr-defined]
+        assert ["dep.js"] == [p.name for p in real.iterdir()]
+        assert "real\n" == (real / "dep.js").read_text()
+        assert [] == list((tree / "node_modules").iterdir())
+
     def test_no_network_unless_the_profile_asks(self, tree: Path, listener: int) -> None:
         """A new network namespace: loopback of the host is unreachable; network=true reaches it."""
         code = CONNECT.format(port=listener)
@@ -260,6 +292,10 @@ class TestShape:
             < text.index(f"--ro-bind {tmp_path / 'deps'}")
         )
         assert ["--", "pytest", "-q"] == argv[-3:]
+        layered = SandboxSpec((tmp_path,), layered=((tmp_path / "a", tmp_path / "b"),))
+        assert "--tmp-overlay" in bwrap_argv("bwrap", ["x"], layered, cwd=tmp_path, layers=True)
+        flat = bwrap_argv("bwrap", ["x"], layered, cwd=tmp_path, layers=False)
+        assert "--tmp-overlay" not in flat and str(tmp_path / "a") in flat
         assert "--unshare-net" not in bwrap_argv(
             "bwrap", ["x"], SandboxSpec((), network=True), cwd=tmp_path
         )

@@ -158,6 +158,31 @@ class TestNothingWritesThrough:
         assert LEFT_PAD == (project / "node_modules/left-pad/index.js").read_bytes()
 
 
+class TestDependencyCaches:
+    def test_a_tool_writing_into_node_modules_passes_and_writes_nothing_real(
+        self, project: Path, sandbox_mode: str
+    ) -> None:
+        """Tools cache into node_modules (vitest, babel): the run may, the real folder stays."""
+        from patchsmith.runtime.sandbox import layers_supported
+
+        if sandbox_mode == "bwrap" and not layers_supported():
+            pytest.skip("this bwrap cannot layer a folder: node_modules is read-only")
+        code = (
+            "import pathlib; pathlib.Path('node_modules/.cache').mkdir();"
+            " pathlib.Path('node_modules/.cache/x').write_text('x')"
+        )
+        (project / "patchsmith.toml").write_text(
+            f'[verify.cache]\nargv = [{PY}, "-c", {json.dumps(code)}]\n'
+        )
+        before = snapshot_tree(project)
+
+        report = verify_changes(project, [], ["cache"], cache=False)
+
+        assert report.passed, report.to_json(output=True)
+        assert before == snapshot_tree(project)
+        assert not (project / "node_modules/.cache").exists()
+
+
 class TestCopies:
     def test_no_copy_links_to_the_real_tree(self, project: Path, tmp_path: Path) -> None:
         """Bound placeholders (with bwrap) or real copies (without): never a symlink."""

@@ -180,7 +180,8 @@ def run_process(
             if missing is not None:
                 return _not_started(args, workdir, started, missing, kind)
             env = sandbox_env(env, sandbox)
-            launched = tuple(bwrap_argv(bwrap, args, sandbox, cwd=Path(workdir)))
+            layers = bool(sandbox.layered) and _sandbox.layers_supported()
+            launched = tuple(bwrap_argv(bwrap, args, sandbox, cwd=Path(workdir), layers=layers))
             before_exec = _die_with_parent()
         else:
             kind = SandboxKind.NONE

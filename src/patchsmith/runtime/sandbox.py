@@ -28,6 +28,7 @@ __all__ = [
     "SandboxSpec",
     "bwrap_argv",
     "find_bwrap",
+    "layers_supported",
     "sandbox_env",
     "sandbox_kind",
     "sandbox_unavailable",
@@ -55,13 +56,17 @@ class SandboxSpec:
     """What a sandboxed run may see and write.
 
     `writable` folders are bound read-write (the private tree, its scratch folders);
-    `read_only` pairs `(source, target)` are bound read-only on top, in order (a real
-    dependency folder over its placeholder in a copy, `.git` inside a writable tree).
+    `layered` folders (a real dependency folder over its placeholder in a copy) and then
+    `read_only` pairs `(source, target)` (`.git` inside a writable tree) are bound on top.
     """
 
     writable: tuple[Path, ...]
     read_only: tuple[tuple[Path, Path], ...] = ()
     network: bool = False
+    layered: tuple[tuple[Path, Path], ...] = ()
+    """`(source, target)`: the real folder seen at `target` with a throw-away layer on top
+    (bwrap's `--tmp-overlay`): the run may write there (tool caches in `node_modules`),
+    the writes stay in memory and vanish with it. Bound read-only where bwrap cannot layer."""
 
 
 def find_bwrap() -> str | None:
@@ -108,6 +113,36 @@ def usable_bwrap() -> str | None:
     return bwrap if done.returncode == 0 else None
 
 
+@functools.cache
+def layers_supported() -> bool:
+    """Whether this machine's bwrap can put a throw-away layer over a folder (bwrap 0.10+
+    with overlayfs); probed once."""
+    bwrap = usable_bwrap()
+    if bwrap is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="patchsmith-probe-") as scratch:
+        source, target = Path(scratch, "source"), Path(scratch, "target")
+        source.mkdir()
+        target.mkdir()
+        true = shutil.which("true") or "/bin/true"
+        spec = SandboxSpec(writable=(Path(scratch),), layered=((source, target),))
+        argv = bwrap_argv(bwrap, [true], spec, cwd=Path("/"), layers=True)
+        try:
+            done = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=_PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return done.returncode == 0
+
+
 def sandbox_kind() -> SandboxKind:
     """The sandbox runs get on this machine."""
     return SandboxKind.BWRAP if usable_bwrap() is not None else SandboxKind.NONE
@@ -130,8 +165,11 @@ def sandbox_unavailable(switch: str) -> PatchFailure:
     )
 
 
-def bwrap_argv(bwrap: str, argv: Sequence[str], spec: SandboxSpec, *, cwd: Path) -> list[str]:
-    """The bwrap command line that runs `argv` in `cwd` inside the sandbox `spec` describes."""
+def bwrap_argv(
+    bwrap: str, argv: Sequence[str], spec: SandboxSpec, *, cwd: Path, layers: bool = False
+) -> list[str]:
+    """The bwrap command line that runs `argv` in `cwd` inside the sandbox `spec` describes
+    (`layers`: bwrap can put throw-away layers over `spec.layered`, else they are read-only)."""
     args = [
         bwrap,
         "--ro-bind",
@@ -154,6 +192,11 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], spec: SandboxSpec, *, cwd: Path)
     # After the private /tmp, so a tree that lives under /tmp is bound back over it.
     for folder in spec.writable:
         args += ["--bind", str(folder), str(folder)]
+    for source, target in spec.layered:
+        if layers:
+            args += ["--overlay-src", str(source), "--tmp-overlay", str(target)]
+        else:
+            args += ["--ro-bind", str(source), str(target)]
     for source, target in spec.read_only:
         args += ["--ro-bind", str(source), str(target)]
     args += ["--chdir", str(cwd), "--", *argv]

@@ -36,7 +36,8 @@ def run_profile(
     """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises.
 
     The run is sandboxed (runtime/sandbox.py): only `tree` and the report's folder are
-    writable, the network is off unless the profile says `network = true`.
+    writable (a dependency folder bound into a copy takes writes in a throw-away layer),
+    the network is off unless the profile says `network = true`.
     """
     cwd = tree / profile.cwd
     with tempfile.TemporaryDirectory(prefix="patchsmith-report-") as scratch:
@@ -79,7 +80,8 @@ def _sandbox(tree: Path, scratch: Path, *, network: bool) -> SandboxSpec:
     protected = tuple((real / name, real / name) for name in _PROTECTED if (real / name).exists())
     return SandboxSpec(
         writable=(real, scratch.resolve()),
-        read_only=(*dependency_mounts(tree), *protected),
+        layered=dependency_mounts(tree),
+        read_only=protected,
         network=network,
     )
 

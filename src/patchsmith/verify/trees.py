@@ -5,8 +5,9 @@ tree are private copies in a temporary directory, so a tool's caches, reports an
 stray writes never reach the workspace, and a crash mid-verification leaves it as
 it was. Dependency folders (`.venv`, `venv`, `node_modules`) are never linked (a
 link writes through): where the sandbox runs, each is an empty folder in the copy
-that the real one is bound over read-only inside the sandbox; otherwise, or when a
-staged change touches it, it is copied (reflinked where the filesystem can).
+that the real one is bound over inside the sandbox, under a throw-away layer;
+otherwise, or when a staged change touches it, it is copied (reflinked where the
+filesystem can).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ SKIPPED_DIRS = frozenset(
 """Never copied or hashed: version control, patchsmith's own state, tool caches."""
 
 DEPENDENCY_DIRS = frozenset({".venv", "venv", "node_modules"})
-"""Top-level dependency folders: bound read-only (or copied) into a copy, left out of the
+"""Top-level dependency folders: bound (never written) or copied into a copy, left out of the
 digest."""
 
 _FICLONE = 0x40049409
@@ -152,7 +153,7 @@ def _mounts_file(tree: Path) -> Path:
 
 def _add_dependencies(source: Path, dest: Path) -> None:
     """Give the copy `dest` the dependency folders of `source`: placeholders to bind
-    read-only in the sandbox where it runs, real copies otherwise."""
+    in the sandbox where it runs, real copies otherwise."""
     names = sorted(n for n in DEPENDENCY_DIRS if (source / n).is_dir() and not (dest / n).exists())
     if not names:
         return
@@ -177,7 +178,7 @@ def _bound(tree: Path) -> tuple[Path | None, list[str]]:
 
 
 def dependency_mounts(tree: Path) -> tuple[tuple[Path, Path], ...]:
-    """The read-only binds `(real folder, placeholder)` a run in the copy `tree` needs."""
+    """The binds `(real folder, placeholder)` a run in the copy `tree` needs."""
     source, names = _bound(tree)
     if source is None:
         return ()
