@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.sandboxing import take_bwrap_away
 
 from patchsmith.cli import main
 from patchsmith.runtime import trust
@@ -37,6 +38,14 @@ def _program(path: Path, marker: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f'#!/bin/sh\necho "$0 $*" >> "{marker}"\nexit 0\n')
     path.chmod(0o755)
+
+
+@pytest.fixture(autouse=True)
+def _unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker lives outside the repository, where a sandboxed program cannot write
+    (the sandbox's tests prove that): here runs fall back to process groups, so the
+    marker shows whether a program ran at all."""
+    take_bwrap_away(monkeypatch)
 
 
 @pytest.fixture(name="marker")
@@ -364,8 +373,15 @@ class TestAskedButUntrusted:
         assert not marker.exists()
         assert 0 == main(["trust", str(repo)])
         capsys.readouterr()
-        cli(capsys, *args, "--runs-dir", str(tmp_path / "one"), "--retry-errors")
-        assert marker.exists()
+        _, again = cli(capsys, *args, "--runs-dir", str(tmp_path / "one"), "--retry-errors")
+        [result] = again["results"]  # type: ignore[misc]
+        # the workers run in processes of their own, sandboxed, where the marker outside
+        # the repository cannot be written: the evidence shows the program ran instead
+        [profile] = result["verification"]["profiles"]
+        assert "changed" == result["status"] and "passed" == profile["verdict"]
+        assert {"base", "changed"} == {run["side"] for run in profile["runs"]}
+        assert all(run["argv"][0] == ".venv/bin/python" for run in profile["runs"])
+        assert all(run["exit_code"] == 0 for run in profile["runs"])
 
 
 def _proposal(repo: Path, plan: dict[str, object] | None = None) -> Path:

@@ -149,6 +149,10 @@ class Evidence:
     tool_version: str | None = None
     collected: tuple[str, ...] = ()
 
+    sandbox: str | None = None
+    """How the run was isolated: `bwrap`, or `none` where no sandbox could be made
+    (`None` in records older than the sandbox)."""
+
     def __post_init__(self) -> None:
         # Derived when left out; when `passed` and `verdict` disagree (a `replace` of one
         # of them), the one that claims less wins: never a pass that was not established.
@@ -176,6 +180,7 @@ class Evidence:
             "start_error": self.start_error,
             "cached": self.cached,
             "output_sha256": self.output_sha256,
+            "sandbox": self.sandbox,
             "failures": [f.to_json() for f in self.failures],
             "introduced": [f.to_json() for f in self.introduced],
             "fixed": [f.to_json() for f in self.fixed],
@@ -223,4 +228,5 @@ class Evidence:
             reason=str(data.get("reason") or ""),
             tool_version=str(version) if version is not None else None,
             collected=tuple(str(p) for p in data.get("collected", [])),
+            sandbox=_opt_str(data.get("sandbox")),
         )

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.sandboxing import needs_bwrap, take_bwrap_away
 
 from patchsmith.commands import CommandProfile, run_profile, summarise_output
 from patchsmith.errors import FailureCode
@@ -87,8 +88,24 @@ class TestRunProfile:
         assert () == run.files
         assert not (root.parent / "escape.txt").exists()
 
-    def test_writing_the_real_workspace_is_refused(self, root: Path) -> None:
-        """A command that writes the real workspace by absolute path is refused."""
+    @needs_bwrap
+    def test_writing_the_real_workspace_is_impossible(self, root: Path) -> None:
+        """In the sandbox the real workspace is read-only: the write fails, the file is intact."""
+        target = root / "src" / "a.txt"
+        profile = _python(f"open({str(target)!r}, 'w').write('hacked')")
+
+        run = run_profile(root, "gen", profile, {})
+
+        # read-only, or hidden (a workspace under /tmp is behind the private /tmp)
+        assert [FailureCode.COMMAND_FAILED] == _codes(run)
+        assert "old\n" == target.read_text()
+
+    def test_writing_the_real_workspace_is_refused(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Without a sandbox, a command that writes the real workspace by absolute path is
+        refused (the file is changed: that is the fallback's limit)."""
+        take_bwrap_away(monkeypatch)
         target = root / "src" / "a.txt"
         profile = _python(f"open({str(target)!r}, 'w').write('hacked')")
 
@@ -96,6 +113,89 @@ class TestRunProfile:
 
         assert FailureCode.COMMAND_OUT_OF_BOUNDS in _codes(run)
         assert "real workspace" in " ".join(f.message for f in run.failures)
+        assert "ran without a sandbox" in run.summary()
+        assert "none" == run.evidence().sandbox  # type: ignore[union-attr]
+
+    def test_a_hook_written_by_absolute_path_is_refused(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Without a sandbox, a new `.git/hooks/` file in the real workspace is seen."""
+        take_bwrap_away(monkeypatch)
+        hook = root / ".git" / "hooks" / "pre-commit"
+        code = (
+            f"import os; os.makedirs({str(hook.parent)!r}, exist_ok=True);"
+            f" open({str(hook)!r}, 'w').write('x')"
+        )
+
+        run = run_profile(root, "gen", _python(code), {})
+
+        assert [FailureCode.COMMAND_OUT_OF_BOUNDS] == _codes(run)
+        assert "real workspace" in run.failures[0].message
+
+    def test_a_setsid_child_cannot_edit_after_the_checks(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Without a sandbox the child that left the process group is killed before the
+        real workspace is compared: it never writes (with bwrap its namespace dies)."""
+        take_bwrap_away(monkeypatch)
+        target = root / "src" / "a.txt"
+        late = f"import time; time.sleep(1); open({str(target)!r}, 'w').write('late')"
+        code = (
+            "import subprocess, sys\n"
+            f"subprocess.Popen([sys.executable, '-c', {late!r}], start_new_session=True,"
+            " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        )
+
+        run = run_profile(root, "gen", _python(code), {})
+        import time
+
+        time.sleep(2)  # longer than the child would have waited
+
+        assert run.ok, run.failures
+        assert "old\n" == target.read_text()
+
+    @pytest.mark.parametrize("sandboxed", [True, False])
+    def test_a_file_replaced_by_a_symlink_is_refused(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch, sandboxed: bool
+    ) -> None:
+        """An expected file turned into a symlink is refused, not staged as a deletion."""
+        if not sandboxed:
+            take_bwrap_away(monkeypatch)
+        code = "import os; os.remove('src/a.txt'); os.symlink('/etc/passwd', 'src/a.txt')"
+
+        run = run_profile(root, "gen", _python(code, expected_changed_paths=["src/"]), {})
+
+        assert [FailureCode.COMMAND_OUT_OF_BOUNDS] == _codes(run)
+        assert "src/a.txt" in run.failures[0].message
+        assert () == run.files
+
+    def test_a_symlinked_folder_is_refused(self, root: Path) -> None:
+        code = "import os; os.symlink('/etc', 'src/etc')"
+
+        run = run_profile(root, "gen", _python(code, expected_changed_paths=["src/"]), {})
+
+        assert [FailureCode.COMMAND_OUT_OF_BOUNDS] == _codes(run)
+        assert "src/etc" in run.failures[0].message
+
+    def test_require_sandbox_refuses_without_one(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        take_bwrap_away(monkeypatch)
+        marker = root.parent / "ran"
+        profile = _python(f"open({str(marker)!r}, 'w').write('x')")
+
+        run = run_profile(root, "gen", profile, {}, require_sandbox=True)
+
+        assert [FailureCode.SANDBOX_UNAVAILABLE] == _codes(run)
+        assert run.result is None and run.evidence() is None
+        assert not marker.exists()
+
+    @needs_bwrap
+    def test_require_sandbox_runs_with_one(self, root: Path) -> None:
+        run = run_profile(root, "gen", _python("pass"), {}, require_sandbox=True)
+
+        assert run.ok
+        assert "bwrap" == run.evidence().sandbox  # type: ignore[union-attr]
 
     @pytest.mark.parametrize(
         ("extra", "problem"),

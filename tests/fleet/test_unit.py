@@ -5,10 +5,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import signal
 import subprocess
+import sys
+import threading
+import time
+import uuid
 from pathlib import Path
 
 import pytest
+from tests.sandboxing import processes_tagged
 
 from patchsmith.errors import FailureCode
 from patchsmith.fleet import ChangeKind, ChangeSpec, FleetStatus, RepoSpec, WorkUnit, run_unit
@@ -320,13 +327,27 @@ def test_timeout_kills_the_unit_and_the_next_goes_on(python_repo: Path, tmp_path
 
 
 def test_a_dying_worker_costs_one_unit(python_repo: Path, tmp_path: Path) -> None:
-    # the profile kills its parent, the worker process, mid-unit
-    with_profile(python_repo, '[verify.die]\nargv = ["sh", "-c", "kill -9 $PPID"]\n')
+    # The worker process is killed mid-unit, while its profile runs (a sandboxed profile
+    # cannot kill its parent itself: it sees only its own PID namespace).
+    tag = uuid.uuid4().hex
+    argv = json.dumps([sys.executable, "-c", "import time; time.sleep(60)", tag])
+    with_profile(python_repo, f"[verify.die]\nargv = {argv}\n")
     die = resolve_change("unittest-to-assert", verify_profiles=["die"])
     assert isinstance(die, ChangeSpec)
     worker = WorkerProcess()
+
+    def kill_the_worker() -> None:
+        for _ in range(1200):
+            if processes_tagged(tag) and worker._process is not None:
+                os.kill(worker._process.pid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_the_worker)
+    killer.start()
     try:
         died = worker.run(unit(python_repo, die, tmp_path))
+        killer.join()
         after = worker.run(unit(python_repo, recipe(), tmp_path))
     finally:
         worker.close()

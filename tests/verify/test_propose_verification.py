@@ -8,10 +8,12 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.sandboxing import processes_tagged
 from tests.verify.conftest import CALC
 from tests.workspace_snapshot import snapshot_tree
 
@@ -22,6 +24,7 @@ from patchsmith.errors import FailureCode
 from patchsmith.evidence import RunSide
 from patchsmith.proposal import PostconditionType
 from patchsmith.report import ApplyStatus
+from patchsmith.runtime.sandbox import usable_bwrap
 from patchsmith.store import Store
 
 BROKEN = CALC.replace(b"return a + b", b"return a - b")
@@ -319,10 +322,10 @@ class TestCrashSafety:
         self, project: Path, tmp_path: Path
     ) -> None:
         """Verification runs before any write: killing it leaves the files and no journal."""
-        marker = tmp_path / "started"
-        slow = (
-            f"import pathlib, time; pathlib.Path({str(marker)!r}).write_text('x'); time.sleep(60)"
-        )
+        tag = uuid.uuid4().hex
+        # The tool is sandboxed (it cannot write a marker outside its copy): it is seen
+        # starting by its command line.
+        slow = f"import time; time.sleep(60)  # {tag}"
         config = project / "patchsmith.toml"
         config.write_text(
             config.read_text()
@@ -334,14 +337,21 @@ class TestCrashSafety:
         proposal.write_text(json.dumps(_proposal(verification_plan={"profile": "slow"})))
         child = subprocess.Popen([sys.executable, "-c", CRASH_CHILD, str(project), str(proposal)])
         try:
-            for _ in range(600):
-                if marker.exists():
+            for _ in range(2400):  # a loaded machine: up to two minutes to reach the tool
+                if processes_tagged(tag, running=True):
                     break
                 time.sleep(0.05)
-            assert marker.exists()
+            assert processes_tagged(tag, running=True)
             child.kill()
         finally:
             child.wait()
+        if usable_bwrap() is not None:
+            # --die-with-parent: the tool dies with the killed patchsmith
+            for _ in range(2400):
+                if not processes_tagged(tag):
+                    break
+                time.sleep(0.05)
+            assert [] == processes_tagged(tag)
 
         assert before == snapshot_tree(project)
         assert not list((project / ".patchsmith").glob("journal*"))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.sandboxing import needs_bwrap, take_bwrap_away
 from tests.verify.conftest import PY, git_commit_all
 from tests.workspace_snapshot import make_tree
 
@@ -268,10 +269,32 @@ class TestToolVersion:
 
 
 class TestPytestThatCannotRun:
-    def test_a_python_without_pytest(
+    @needs_bwrap
+    def test_a_program_the_sandbox_cannot_see_did_not_start(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """The repository's interpreter lacks pytest: `error`, exit 3, never "passed"."""
+        """A program under the host's /tmp is hidden by the sandbox's private /tmp: bwrap
+        cannot start it, which is `could not start` (error), never a test failure."""
+        program = tmp_path / "tool.sh"
+        program.write_text("#!/bin/sh\nexit 0\n")
+        program.chmod(0o755)
+        profile = f'[verify.check]\nargv = [{json.dumps(str(program))}]\nkind = "test"\n'
+        root = _repo(tmp_path, {"calc.py": CALC, "patchsmith.toml": profile})
+
+        code, data = _cli(capsys, "verify", "check", "-C", str(root), "--json")
+
+        assert 3 == code and "error" == data["status"]
+        assert "could not start: bwrap" in str(_profile(data)["reason"])
+
+    def test_a_python_without_pytest(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The repository's interpreter lacks pytest: `error`, exit 3, never "passed".
+
+        Unsandboxed: the bare venv lives under the test's /tmp, which the sandbox's own
+        private /tmp hides (a program it cannot see is `could not start`, also an error).
+        """
+        take_bwrap_away(monkeypatch)
         venv = tmp_path / "bare"
         subprocess.run(
             [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120

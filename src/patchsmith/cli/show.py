@@ -84,6 +84,8 @@ def render(attempt: AttemptRecord) -> str:
             )
             lines.append(f"    argv    {' '.join(e.argv)}")
             lines.append(f"    output  sha256 {e.output_sha256}")
+            if e.sandbox is not None:
+                lines.append(f"    sandbox {e.sandbox}")
             if e.nondeterministic:
                 lines.append(
                     "    nondeterministic  two runs differ in " + ", ".join(e.nondeterministic)
@@ -109,6 +111,8 @@ def render(attempt: AttemptRecord) -> str:
             lines.append(f"    output  sha256 {e.output_sha256}")
             if e.reason:
                 lines.append(f"    verdict {e.verdict.value}: {e.reason}")
+            if e.sandbox is not None:
+                lines.append(f"    sandbox {e.sandbox}")
             for found in e.introduced:
                 where = found.file or ""
                 if where and found.line is not None:

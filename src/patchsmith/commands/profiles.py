@@ -28,7 +28,11 @@ __all__ = [
     "ParamValue",
     "load_profiles",
     "render_argv",
+    "require_sandbox",
 ]
+
+SETTINGS_KEYS = frozenset({"require_sandbox"})
+"""Keys of `[commands]` that are settings, not profile names."""
 
 ParamValue = str | tuple[str, ...]
 """A parameter's value: one string, or several for a `multiple` parameter."""
@@ -96,6 +100,8 @@ class CommandProfile(BaseModel):
     """Gitignore-style patterns it must never change (added to the operation's)."""
     run_twice: StrictBool = False
     """Run on two fresh copies; differing results mark the change nondeterministic."""
+    network: StrictBool = False
+    """Reach the network from the sandbox (off: a private network namespace)."""
 
     @model_validator(mode="after")
     def _slots_are_declared(self) -> CommandProfile:
@@ -127,6 +133,7 @@ BUILTIN_PROFILES: Mapping[str, CommandProfile] = {
         description="update package-lock.json from package.json; no scripts, no node_modules",
         env=(*ESSENTIAL_ENV, *PROXY_ENV, "npm_config_registry"),
         expected_changed_paths=("package-lock.json",),
+        network=True,
     ),
     "ruff-format": CommandProfile(
         argv=("ruff", "format", "--no-cache", "{paths}"),
@@ -141,6 +148,7 @@ BUILTIN_PROFILES: Mapping[str, CommandProfile] = {
         description="make go.mod and go.sum match the module's imports",
         env=(*ESSENTIAL_ENV, *PROXY_ENV, "GOPROXY", "GOFLAGS", "GONOSUMDB", "GOPRIVATE"),
         expected_changed_paths=("go.mod", "go.sum"),
+        network=True,
     ),
 }
 """Profiles every workspace has; a configured profile of the same name replaces one."""
@@ -209,17 +217,54 @@ def load_profiles(root: str | Path) -> dict[str, CommandProfile] | PatchFailure:
     Read from `patchsmith.toml` (`[commands.NAME]`), else `pyproject.toml`
     (`[tool.patchsmith.commands.NAME]`). COMMAND_NOT_ALLOWED names each bad key.
     """
-    root = Path(root)
+    found = _table(Path(root))
+    if found is None:
+        return dict(BUILTIN_PROFILES)
+    if isinstance(found, PatchFailure):
+        return found
+    path, where, data = found
+    profiles = dict(BUILTIN_PROFILES)
+    for name, table in data.items():
+        if name in SETTINGS_KEYS:
+            continue
+        try:
+            profiles[str(name)] = CommandProfile.model_validate(table)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or '(table)'}: {error['msg']}"
+                for error in exc.errors(include_url=False)
+            )
+            return _bad_config(path, f"invalid command profile {name!r} in {where}: {problems}")
+    return profiles
+
+
+def require_sandbox(root: str | Path) -> bool | PatchFailure:
+    """`[commands] require_sandbox` of the workspace (default false): refuse to run a
+    command where no sandbox can be made. COMMAND_NOT_ALLOWED when it is not a boolean."""
+    found = _table(Path(root))
+    if found is None:
+        return False
+    if isinstance(found, PatchFailure):
+        return found
+    path, where, data = found
+    value = data.get("require_sandbox", False)
+    if not isinstance(value, bool):
+        return _bad_config(path, f"{where} require_sandbox must be true or false")
+    return value
+
+
+def _table(root: Path) -> tuple[Path, str, Mapping[str, object]] | PatchFailure | None:
+    """The `[commands]` table: from `patchsmith.toml`, else `pyproject.toml`, else `None`."""
     own = root / "patchsmith.toml"
     if own.is_file():
-        return _from_file(own, ("commands",))
+        return _read(own, ("commands",))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        return _from_file(pyproject, ("tool", "patchsmith", "commands"))
-    return dict(BUILTIN_PROFILES)
+        return _read(pyproject, ("tool", "patchsmith", "commands"))
+    return None
 
 
-def _from_file(path: Path, keys: Sequence[str]) -> dict[str, CommandProfile] | PatchFailure:
+def _read(path: Path, keys: Sequence[str]) -> tuple[Path, str, Mapping[str, object]] | PatchFailure:
     where = f"{path.name} [{'.'.join(keys)}]"
     try:
         data: object = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -231,17 +276,7 @@ def _from_file(path: Path, keys: Sequence[str]) -> dict[str, CommandProfile] | P
         data = data.get(key, {})
     if not isinstance(data, Mapping):
         return _bad_config(path, f"{where} must be a table")
-    profiles = dict(BUILTIN_PROFILES)
-    for name, table in data.items():
-        try:
-            profiles[str(name)] = CommandProfile.model_validate(table)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in error['loc']) or '(table)'}: {error['msg']}"
-                for error in exc.errors(include_url=False)
-            )
-            return _bad_config(path, f"invalid command profile {name!r} in {where}: {problems}")
-    return profiles
+    return path, where, data
 
 
 def _bad_config(path: Path, message: str) -> PatchFailure:

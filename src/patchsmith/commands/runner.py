@@ -5,8 +5,11 @@ area, with the changes already staged in the transaction laid over it, so a lock
 is generated from the manifest as the proposal leaves it. The command runs there
 (HOME and TMPDIR point into the scratch area too); the copy is then compared with
 what it was before the run. Anything written next to the copy (outside the
-workspace), a change to a forbidden or unexpected path, and any change to the real
-workspace are refused; nothing of a refused run is kept.
+workspace), a change to a forbidden or unexpected path, a symlink or special file
+where the copy had none, and any change to the real workspace (its hooks and git
+config included) are refused; nothing of a refused run is kept. The command runs in
+the sandbox (runtime/sandbox.py): only the scratch area is writable there, so the
+last check matters only where no sandbox can be made.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchsmith.commands.profiles import CommandProfile, ParamValue, render_argv
@@ -25,11 +28,21 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.policy import matches
 from patchsmith.runtime.process import ProcessResult, run_process
+from patchsmith.runtime.sandbox import (
+    SandboxKind,
+    SandboxSpec,
+    sandbox_kind,
+    sandbox_unavailable,
+)
 
 __all__ = ["CommandRun", "GeneratedFile", "run_profile", "summarise_output"]
 
 SKIPPED_DIRS = frozenset({".git", ".patchsmith"})
 """Never copied into the scratch area, never compared: version control and our records."""
+
+GIT_WATCHED = ("config", "hooks", "info")
+"""What of the real `.git/` is watched while a command runs: what could make git run
+code later (hooks, config) or hide files (info/exclude)."""
 
 SCRATCH_ENTRIES = frozenset({"work", "home", "tmp"})
 """What the scratch area holds; anything else appearing there was written outside the copy."""
@@ -90,6 +103,7 @@ class CommandRun:
             stderr=result.stderr,
             changed_paths=tuple(f.path for f in self.files),
             nondeterministic=self.nondeterministic,
+            sandbox=None if result.sandbox is None else result.sandbox.value,
         )
 
     def summary(self) -> str:
@@ -110,6 +124,8 @@ class CommandRun:
         )
         if self.nondeterministic:
             text += "; nondeterministic: two runs differ in " + ", ".join(self.nondeterministic)
+        if self.result.sandbox is SandboxKind.NONE:
+            text += "; ran without a sandbox (bwrap unavailable)"
         return text
 
 
@@ -141,45 +157,57 @@ def run_profile(
     overlay: Mapping[str, bytes | None] | None = None,
     expected: Sequence[str] = (),
     forbidden: Sequence[str] = (),
+    require_sandbox: bool = False,
 ) -> CommandRun:
     """Run profile `name` on a scratch copy of `root` (with `overlay` laid over it).
 
     `expected` (else the profile's `expected_changed_paths`) and `forbidden` (plus the
-    profile's) are gitignore-style patterns. Never raises for the command's failure;
-    the real workspace is never written.
+    profile's) are gitignore-style patterns. With `require_sandbox`, a machine where
+    bwrap cannot run refuses (SANDBOX_UNAVAILABLE) before anything runs. Never raises
+    for the command's failure; the real workspace is never written.
     """
     argv = render_argv(profile, params)
     if isinstance(argv, PatchFailure):
         return CommandRun(name, (), failures=(argv,))
+    if require_sandbox and sandbox_kind() is SandboxKind.NONE:
+        return CommandRun(name, argv, failures=(sandbox_unavailable("[commands] require_sandbox"),))
     allowed = tuple(expected) or profile.expected_changed_paths
     banned = (*forbidden, *profile.forbidden_changed_paths)
     before_real = _fingerprint(root)
     overlay = overlay or {}
     first = _run_once(root, name, profile, argv, overlay)
     if isinstance(first, CommandRun):
-        return first
+        return _with_real_check(root, before_real, first)
     result, changed = first
     failures = _judge(name, result, changed, allowed, banned)
-    if _fingerprint(root) != before_real:
-        failures.append(
-            _out_of_bounds(
-                f"command {name} changed the real workspace, not only its scratch copy",
-                hint="a profile must write only relative to its working directory",
-            )
-        )
     files = tuple(GeneratedFile(path, *changed[path]) for path in sorted(changed))
-    if failures:
-        return CommandRun(name, argv, result, files, tuple(failures))
     nondeterministic: tuple[str, ...] = ()
-    if profile.run_twice:
+    if not failures and profile.run_twice:
         second = _run_once(root, name, profile, argv, overlay)
         if isinstance(second, CommandRun):
-            return CommandRun(name, argv, result, files, second.failures)
+            return _with_real_check(
+                root, before_real, CommandRun(name, argv, result, files, second.failures)
+            )
         again = second[1]
         nondeterministic = tuple(
             sorted(p for p in changed.keys() | again.keys() if changed.get(p) != again.get(p))
         )
-    return CommandRun(name, argv, result, files, (), nondeterministic)
+    run = CommandRun(name, argv, result, files, tuple(failures), nondeterministic)
+    return _with_real_check(root, before_real, run)
+
+
+def _with_real_check(
+    root: Path, before: dict[str, tuple[int, int, int]], run: CommandRun
+) -> CommandRun:
+    """`run`, refused when the real workspace changed while it ran (every process is gone:
+    `run_process` returns only after its whole tree was killed)."""
+    if _fingerprint(root) == before:
+        return run
+    failure = _out_of_bounds(
+        f"command {run.profile} changed the real workspace, not only its scratch copy",
+        hint="a profile must write only relative to its working directory",
+    )
+    return replace(run, failures=(*run.failures, failure))
 
 
 def _run_once(
@@ -205,12 +233,14 @@ def _run_once(
         (scratch / "home").mkdir()
         (scratch / "tmp").mkdir()
         before = _snapshot(work)
+        odd_before = _odd_entries(work)
         result = run_process(
             argv,
             cwd=work / profile.cwd,
             timeout_s=profile.timeout_seconds,
             env_allow=profile.env,
             env_set={"HOME": str(scratch / "home"), "TMPDIR": str(scratch / "tmp")},
+            sandbox=SandboxSpec(writable=(scratch.resolve(),), network=profile.network),
         )
         outside = sorted(
             entry.name for entry in scratch.iterdir() if entry.name not in SCRATCH_ENTRIES
@@ -223,10 +253,12 @@ def _run_once(
             )
             return CommandRun(name, argv, result, failures=(failure,))
         after = _snapshot(work)
-        links = _symlinks_added(work, before)
-        if links:
+        odd = _odd_entries(work)
+        made = sorted(p for p, kind in odd.items() if odd_before.get(p) != kind)
+        if made:
             failure = _out_of_bounds(
-                f"command {name} created symlinks: {', '.join(links)}; nothing is kept",
+                f"command {name} created symlinks or special files: {', '.join(made)}; "
+                "nothing is kept",
                 hint="command-generated changes may only be regular files",
             )
             return CommandRun(name, argv, result, failures=(failure,))
@@ -327,8 +359,23 @@ def _snapshot(base: Path) -> Snapshot:
     return found
 
 
-def _symlinks_added(base: Path, before: Snapshot) -> list[str]:
-    return sorted(r for r, full in _walk(base) if full.is_symlink() and r not in before)
+def _odd_entries(base: Path) -> dict[str, str]:
+    """Every entry that is not a regular file or a folder: symlinks (with their target,
+    folders' included) and fifos, sockets, devices."""
+    found: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        for entry in (*dirnames, *filenames):
+            full = Path(dirpath) / entry
+            try:
+                info = full.lstat()
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                found[full.relative_to(base).as_posix()] = "link:" + os.readlink(full)
+            elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                found[full.relative_to(base).as_posix()] = f"special:{stat.S_IFMT(info.st_mode)}"
+    return found
 
 
 def _changes(before: Snapshot, after: Snapshot) -> dict[str, tuple[bytes | None, int | None]]:
@@ -342,8 +389,20 @@ def _changes(before: Snapshot, after: Snapshot) -> dict[str, tuple[bytes | None,
 
 
 def _fingerprint(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Size, mtime and mode of every file of the real workspace, and of `.git`'s hooks,
+    config and info: a change while a command ran means it wrote there by absolute path."""
     found: dict[str, tuple[int, int, int]] = {}
-    for relative, full in _walk(root):
+    entries = list(_walk(root))
+    git = root / ".git"
+    if git.is_file() or git.is_symlink():
+        entries.append((".git", git))
+    elif git.is_dir():
+        for name in GIT_WATCHED:
+            watched = git / name
+            if watched.is_dir():
+                entries.extend((f".git/{name}/{rel}", full) for rel, full in _walk(watched))
+            entries.append((f".git/{name}", watched))
+    for relative, full in entries:
         try:
             info = full.lstat()
         except OSError:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from patchsmith.commands.profiles import CommandProfile, load_profiles
+from patchsmith.commands.profiles import CommandProfile, load_profiles, require_sandbox
 from patchsmith.commands.runner import CommandRun, run_profile
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.evidence import Evidence
@@ -60,6 +60,9 @@ def stage_commands(
     refused = consent(root, trust, what=f"command profile(s) {names}")
     if refused is not None:
         return StagedCommands(failures=(refused,))
+    sandbox_required = require_sandbox(root)
+    if isinstance(sandbox_required, PatchFailure):
+        return StagedCommands(failures=(sandbox_required,))
     files: list[FileReport] = []
     notes: list[str] = []
     runs: list[CommandRun] = []
@@ -81,6 +84,7 @@ def stage_commands(
                 *forbidden,
                 *policy.forbidden,
             ),
+            require_sandbox=sandbox_required,
         )
         runs.append(run)
         if not run.ok:

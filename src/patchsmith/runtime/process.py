@@ -5,6 +5,9 @@ command-generated changes both go through `run_process`, so every command gets t
 same guarantees: no shell, an environment built from an allow-list, the whole
 process group killed on timeout, and output held in memory only up to a bound (the
 digest still covers every byte, so evidence can prove what the tool printed).
+A run given a `SandboxSpec` (a repository's program) runs inside bubblewrap where it
+works (runtime/sandbox.py); without it, every process the run started that can still
+be found by its environment marker is killed before `run_process` returns.
 """
 
 from __future__ import annotations
@@ -13,15 +16,20 @@ import contextlib
 import fnmatch
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from patchsmith.runtime import sandbox as _sandbox
+from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, bwrap_argv, sandbox_env
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
@@ -58,6 +66,15 @@ _READER_JOIN_SECONDS = 2.0
 """After the main process exits, how long to wait for the pipes to close before
 killing stragglers (a background child still holding stdout open)."""
 
+RUN_MARKER = "PATCHSMITH_RUN_ID"
+"""Set in an unsandboxed run's environment: every process it starts inherits it, so the
+ones that left its process group (`setsid`) can still be found and killed."""
+
+_PR_SET_PDEATHSIG = 1
+
+_SWEEP_ROUNDS = 50
+_SWEEP_PAUSE_S = 0.02
+
 
 @dataclass(frozen=True)
 class ProcessResult:
@@ -87,6 +104,9 @@ class ProcessResult:
     output_sha256: str = field(
         default_factory=lambda: output_digest(hashlib.sha256().digest(), hashlib.sha256().digest())
     )
+    sandbox: SandboxKind | None = None
+    """How the run was isolated when a sandbox was asked for; `None` for patchsmith's own
+    commands (git), which run unsandboxed."""
 
     @property
     def ok(self) -> bool:
@@ -127,12 +147,15 @@ def run_process(
     env_allow: Sequence[str] = ESSENTIAL_ENV,
     env_set: Mapping[str, str] | None = None,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    sandbox: SandboxSpec | None = None,
 ) -> ProcessResult:
     """Run `argv` (never through a shell) in `cwd` and wait for it, at most `timeout_s`.
 
     The command runs in a new process group (session) with stdin closed; on timeout
-    the whole group is terminated, then killed. Never raises for the command's own
-    failure: a missing executable or cwd is a result with `start_error` set.
+    the whole group is terminated, then killed. With `sandbox`, it runs inside
+    bubblewrap when this machine can make one (`result.sandbox` says which it got).
+    Never raises for the command's own failure: a missing executable or cwd is a
+    result with `start_error` set.
     """
     args = tuple(str(a) for a in argv)
     if not args:
@@ -144,19 +167,40 @@ def run_process(
     started = time.monotonic()
     if not Path(workdir).is_dir():
         return _not_started(args, workdir, started, f"working directory not found: {workdir}")
+    launched = args
+    kind: SandboxKind | None = None
+    marker: str | None = None
+    before_exec: Callable[[], None] | None = None
+    if sandbox is not None:
+        bwrap = _sandbox.usable_bwrap()
+        if bwrap is not None:
+            kind = SandboxKind.BWRAP
+            # Inside, a missing program would be bwrap's exit 1: say it did not start.
+            missing = _not_runnable(args[0], Path(workdir), env, sandbox)
+            if missing is not None:
+                return _not_started(args, workdir, started, missing, kind)
+            env = sandbox_env(env, sandbox)
+            layers = bool(sandbox.layered) and _sandbox.layers_supported()
+            launched = tuple(bwrap_argv(bwrap, args, sandbox, cwd=Path(workdir), layers=layers))
+            before_exec = _die_with_parent()
+        else:
+            kind = SandboxKind.NONE
+            marker = uuid.uuid4().hex
+            env[RUN_MARKER] = marker
     try:
         proc = subprocess.Popen(
-            args,
+            launched,
             cwd=workdir,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=sys.platform != "win32",
+            preexec_fn=before_exec,
         )
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        return _not_started(args, workdir, started, f"{args[0]}: {reason}")
+        return _not_started(args, workdir, started, f"{args[0]}: {reason}", kind)
 
     assert proc.stdout is not None and proc.stderr is not None  # PIPE was asked for
     out = _Collector(proc.stdout, max_output_bytes)
@@ -175,9 +219,17 @@ def run_process(
     err.thread.join(_READER_JOIN_SECONDS)
     # Nothing a command started may outlive it (nor keep writing into the workspace).
     _signal_group(proc, signal.SIGKILL)
+    if marker is not None:
+        _kill_marked(marker)
     out.thread.join()
     err.thread.join()
     duration = time.monotonic() - started
+    stderr = err.text()
+    if kind is SandboxKind.BWRAP and proc.returncode == 1 and stderr.startswith("bwrap: "):
+        # bwrap itself failed (the program is not visible inside: under the private /tmp,
+        # say): the command never started, it did not fail
+        why = stderr.strip().splitlines()[0]
+        return _not_started(args, workdir, started, why, kind)
 
     return ProcessResult(
         argv=args,
@@ -185,13 +237,14 @@ def run_process(
         exit_code=None if timed_out else proc.returncode,
         duration_s=duration,
         stdout=out.text(),
-        stderr=err.text(),
+        stderr=stderr,
         timed_out=timed_out,
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
         stdout_bytes=out.total,
         stderr_bytes=err.total,
         output_sha256=output_digest(out.sha256.digest(), err.sha256.digest()),
+        sandbox=kind,
     )
 
 
@@ -264,7 +317,13 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
         os.killpg(proc.pid, sig)
 
 
-def _not_started(args: tuple[str, ...], cwd: str, started: float, why: str) -> ProcessResult:
+def _not_started(
+    args: tuple[str, ...],
+    cwd: str,
+    started: float,
+    why: str,
+    kind: SandboxKind | None = None,
+) -> ProcessResult:
     return ProcessResult(
         argv=args,
         cwd=cwd,
@@ -273,7 +332,100 @@ def _not_started(args: tuple[str, ...], cwd: str, started: float, why: str) -> P
         stdout="",
         stderr="",
         start_error=why,
+        sandbox=kind,
     )
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """What bwrap runs between fork and exec: SIGKILL it when this process dies.
+
+    bwrap's own `--die-with-parent` is set only once bwrap runs; a patchsmith killed in
+    that first instant would leave it (and the command) running. Set before exec and
+    checked against the parent's pid, no such window is left. The calling thread waits
+    for the run, so its exit (which also fires the signal) cannot come first.
+    """
+    if not sys.platform.startswith("linux"):  # pragma: no cover - prctl is Linux's
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    parent = os.getpid()
+
+    def before_exec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return before_exec
+
+
+def _not_runnable(
+    program: str, cwd: Path, env: Mapping[str, str], sandbox: SandboxSpec | None = None
+) -> str | None:
+    """Why `program` cannot be executed (the message `Popen` would give), or `None`.
+
+    With `sandbox`, a path under a folder bound over another (a copy's `.venv`
+    placeholder) is looked up where the sandbox will see it: in the bound source.
+    """
+    if os.sep in program:
+        path: str | None = _as_seen(cwd / program, sandbox)
+    else:
+        path = shutil.which(program, path=env.get("PATH", os.defpath))
+    if path is None or not os.path.exists(path):
+        return f"{program}: No such file or directory"
+    if os.path.isdir(path) or not os.access(path, os.X_OK):
+        return f"{program}: Permission denied"
+    return None
+
+
+def _as_seen(path: Path, sandbox: SandboxSpec | None) -> str:
+    """`path` on the host as the sandbox will show it (bound folders mapped to their source)."""
+    if sandbox is not None:
+        for source, target in (*sandbox.layered, *sandbox.read_only):
+            if path.is_relative_to(target):
+                return str(source / path.relative_to(target))
+    return str(path)
+
+
+def _kill_marked(marker: str) -> None:
+    """Kill every process whose environment carries `marker`, until none is left.
+
+    Without a PID namespace this is how a child that left the process group (`setsid`,
+    a double fork) is found; one that rewrote its environment is not (docs/limits.md).
+    """
+    if not sys.platform.startswith("linux"):  # pragma: no cover - /proc is Linux's
+        return
+    needle = f"{RUN_MARKER}={marker}".encode()
+    for _ in range(_SWEEP_ROUNDS):
+        found = [pid for pid in _pids() if _carries(pid, needle)]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(_SWEEP_PAUSE_S)
+
+
+def _pids() -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # pragma: no cover - no /proc mounted
+        return []
+    own = os.getpid()
+    return [int(n) for n in names if n.isdigit() and int(n) != own]
+
+
+def _carries(pid: int, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read()
+    except OSError:
+        return False
+    # A zombie (killed, not yet reaped by its parent) shows an empty environment.
+    return needle in environ.split(b"\0")
 
 
 def _is_pattern(name: str) -> bool:

@@ -141,6 +141,8 @@ class Profile(BaseModel):
     kind: ProfileKind = ProfileKind.TEST
     targeted: StrictBool = False
     """A Python test profile that may run only the tests importing a changed module first."""
+    network: StrictBool = False
+    """Reach the network from the sandbox (off: a private network namespace)."""
     description: str = ""
 
     @field_validator("argv")
@@ -187,6 +189,8 @@ class ProfileSet:
     """What a proposal without a plan gets (`require_plan` makes it REFUSE)."""
     unverified: Unverified = Unverified.REFUSE
     """What a proposal gets when an expected TESTS_PASS/COMPILES was not established."""
+    require_sandbox: bool = False
+    """Refuse to run a profile (SANDBOX_UNAVAILABLE) where bwrap cannot sandbox it."""
 
     def get(self, name: str) -> Profile | None:
         """The profile called `name`, or `None`."""
@@ -209,6 +213,7 @@ class _VerifyTable(BaseModel):
     require_plan: StrictBool = False
     unplanned: Unplanned = Unplanned.AUTO
     unverified: Unverified = Unverified.REFUSE
+    require_sandbox: StrictBool = False
 
     @field_validator("minimum_evidence")
     @classmethod
@@ -275,6 +280,7 @@ def load_profiles(root: str | Path) -> ProfileSet | PatchFailure:
         unplanned is Unplanned.REFUSE,
         unplanned=unplanned,
         unverified=parsed_settings.unverified,
+        require_sandbox=parsed_settings.require_sandbox,
     )
 
 

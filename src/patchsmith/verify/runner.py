@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import signal
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
+from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of, parse_output
 from patchsmith.verify.parsers.pytest_junit import collected_files
 from patchsmith.verify.profiles import REPORT_PLACEHOLDER, Profile
 from patchsmith.verify.toolversion import tool_version
+from patchsmith.verify.trees import dependency_mounts
+
+_CRASH_SIGNALS = frozenset(
+    {signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGKILL, signal.SIGSEGV}
+)
+"""Signals that mean a crash (or the kernel's OOM kill), never a test result."""
+
+_PROTECTED = (".git", ".patchsmith")
+"""Read-only even inside a writable tree: a tool must not plant hooks or rewrite our records."""
 
 __all__ = ["UNPARSED_CODES", "run_profile", "run_verdict"]
 
@@ -37,6 +48,9 @@ def run_profile(
 
     The evidence carries the run's verdict (its tool's exit-code table) and the tool's
     version.
+    The run is sandboxed (runtime/sandbox.py): only `tree` and the report's folder are
+    writable (a dependency folder bound into a copy takes writes in a throw-away layer),
+    the network is off unless the profile says `network = true`.
     """
     cwd = tree / profile.cwd
     version = tool_version(
@@ -52,6 +66,7 @@ def run_profile(
             timeout_s=timeout_s or profile.timeout_seconds,
             env_allow=profile.allowed_env(),
             env_set=profile.set_env,
+            sandbox=_sandbox(tree, Path(scratch), network=profile.network),
         )
         report = _read_report(report_path)
     data = ParserInput(
@@ -84,6 +99,18 @@ def run_profile(
         reason=reason,
         tool_version=version,
         collected=collected,
+        sandbox=None if result.sandbox is None else result.sandbox.value,
+    )
+
+
+def _sandbox(tree: Path, scratch: Path, *, network: bool) -> SandboxSpec:
+    real = tree.resolve()
+    protected = tuple((real / name, real / name) for name in _PROTECTED if (real / name).exists())
+    return SandboxSpec(
+        writable=(real, scratch.resolve()),
+        layered=dependency_mounts(tree),
+        read_only=protected,
+        network=network,
     )
 
 
@@ -104,6 +131,9 @@ def run_verdict(
     if result.exit_code is None or result.exit_code < 0:
         signal = -result.exit_code if result.exit_code is not None else "?"
         return Verdict.ERROR, f"crashed: killed by signal {signal}"
+    if result.sandbox is SandboxKind.BWRAP and result.exit_code - 128 in _CRASH_SIGNALS:
+        # bwrap reports a child killed by signal N as exit 128 + N
+        return Verdict.ERROR, f"crashed: killed by signal {result.exit_code - 128}"
     return exit_verdict_of(profile.parser, result.exit_code, data, failures)
 
 

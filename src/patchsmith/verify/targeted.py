@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from patchsmith.verify.trees import LINKED_DIRS, SKIPPED_DIRS
+from patchsmith.verify.trees import DEPENDENCY_DIRS, SKIPPED_DIRS
 
 __all__ = ["is_test_file", "module_names", "targeted_tests"]
 
@@ -73,7 +73,7 @@ def _python_files(root: Path) -> Iterable[str]:
     for path in root.rglob("*.py"):
         rel = path.relative_to(root)
         top = rel.parts[0] if rel.parts else ""
-        if top in LINKED_DIRS or any(part in SKIPPED_DIRS for part in rel.parts):
+        if top in DEPENDENCY_DIRS or any(part in SKIPPED_DIRS for part in rel.parts):
             continue
         yield rel.as_posix()
 

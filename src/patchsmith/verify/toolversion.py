@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 
 from patchsmith.runtime.process import ESSENTIAL_ENV, run_process
+from patchsmith.runtime.sandbox import SandboxSpec
 from patchsmith.verify.parsers.base import python_module
 
 __all__ = ["tool_version", "version_argv"]
@@ -100,12 +101,17 @@ def tool_version(
     with _lock:
         if command in _cache:
             return _cache[command]
+    where = (cwd if cwd.is_dir() else Path.cwd()).resolve()
     result = run_process(
         command,
-        cwd=cwd if cwd.is_dir() else Path.cwd(),
+        cwd=where,
         timeout_s=VERSION_TIMEOUT_S,
         env_allow=env_allow,
         env_set=env_set,
+        # the program may be the repository's (its `.venv/bin/python`): sandboxed like
+        # the profile run itself, nothing writable, no network; `where` is bound because
+        # the sandbox's /tmp is its own
+        sandbox=SandboxSpec(writable=(), read_only=((where, where),)),
     )
     version = None
     if result.ok:

@@ -23,6 +23,7 @@ from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
+from patchsmith.runtime.sandbox import SandboxKind, sandbox_kind, sandbox_unavailable
 from patchsmith.verify.baseline import cache_key, compare, read_cached, write_cached
 from patchsmith.verify.parsers import ParserName
 from patchsmith.verify.profiles import Profile, ProfileSet, load_profiles
@@ -185,6 +186,8 @@ def select_profiles(
     loaded = profile_set if profile_set is not None else load_profiles(root)
     if isinstance(loaded, PatchFailure):
         return loaded
+    if loaded.require_sandbox and sandbox_kind() is SandboxKind.NONE:
+        return sandbox_unavailable("[verify] require_sandbox")
     wanted = list(dict.fromkeys(names)) or sorted(loaded.profiles)
     unknown = [n for n in wanted if n not in loaded.profiles]
     if unknown:
