@@ -27,6 +27,7 @@ parse is refused (`BREAKS_SYNTAX`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -215,10 +216,8 @@ def _key(line: str) -> str:
 def _place(
     file: Sequence[str], chunks: Sequence[_Chunk], structure: BlockStructure | None
 ) -> list[_Placed] | SnippetRefused:
-    keys = [_key(line) for line in file]
-    where: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
-        where.setdefault(key, []).append(index)
+    index = _LineIndex([_key(line) for line in file])
+    keys = index.keys
     placed: list[_Placed] = []
     floor = 0
     for number, chunk in enumerate(chunks, start=1):
@@ -226,22 +225,26 @@ def _place(
         start, end, head_size, tail_size = 0, len(keys), 0, 0
         pinned = False
         if chunk.after_placeholder:
-            head = _anchor(keys, where, wanted, number, from_end=False)
-            if isinstance(head, SnippetRefused) and structure is not None and placed:
+            head = _anchor(index, wanted, number, from_end=False)
+            if isinstance(head, _Ambiguous) and structure is not None and placed:
                 by_block = _after_block(keys, chunk, placed[-1].end, head, structure)
                 if by_block is not None:
                     head, pinned = by_block, True
+            if isinstance(head, _Ambiguous):
+                return head.refusal()
             if isinstance(head, SnippetRefused):
                 return head
             start, head_size = head
         if chunk.before_placeholder:
-            tail = _anchor(keys, where, wanted, number, from_end=True)
+            tail = _anchor(index, wanted, number, from_end=True)
+            if isinstance(tail, _Ambiguous):
+                return tail.refusal()
             if isinstance(tail, SnippetRefused):
                 return tail
             end, tail_size = tail
         if head_size + tail_size > len(wanted):
             # The anchors share lines of the chunk: it must then be verbatim in the file.
-            fits = list(keys[start:end]) == wanted
+            fits = keys[start:end] == wanted
         else:
             fits = start + head_size <= end - tail_size
         if start < floor or not fits:
@@ -255,11 +258,72 @@ def _place(
     return placed
 
 
+class _LineIndex:
+    """The file's lines and, for each distinct line, the 0-based places it occurs (ascending).
+
+    Every anchor lookup starts from the rarest line of the lines it has read so far, so
+    its cost follows how often that line occurs, not the file's length.
+    """
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        self.where: dict[str, list[int]] = {}
+        for number, key in enumerate(keys):
+            self.where.setdefault(key, []).append(number)
+
+    def count(self, line: str) -> int:
+        return len(self.where.get(line, ()))
+
+    def starts(
+        self, pattern: Sequence[str], rarest: int, *, floor: int = 0, limit: int | None = None
+    ) -> list[int]:
+        """Where `pattern` occurs (0-based first lines, ascending, at or after `floor`), at most
+        `limit` of them; `rarest` is the offset of its least frequent line."""
+        keys, size = self.keys, len(pattern)
+        wanted = list(pattern)
+        places = self.where.get(pattern[rarest], [])
+        found: list[int] = []
+        for at in range(bisect_left(places, floor + rarest), len(places)):
+            first = places[at] - rarest
+            if first + size <= len(keys) and keys[first : first + size] == wanted:
+                found.append(first)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
+
+
+@dataclass(frozen=True)
+class _Ambiguous:
+    """An anchor that occurs at several places: its lines, the refusal it makes, and a way to
+    list its places from some line on without listing all of them."""
+
+    index: _LineIndex
+    pattern: tuple[str, ...]
+    rarest: int
+    wanted: tuple[str, ...]
+    number: int
+    side: str
+
+    def starts(self, floor: int = 0, limit: int | None = None) -> list[int]:
+        return self.index.starts(self.pattern, self.rarest, floor=floor, limit=limit)
+
+    def refusal(self) -> SnippetRefused:
+        starts = tuple(self.starts())
+        return SnippetRefused(
+            SnippetRefusal.AMBIGUOUS,
+            f"chunk {self.number}'s {self.side} lines occur {len(starts)} times in the file "
+            "and nothing in the snippet tells the places apart",
+            self.wanted,
+            starts,
+            len(self.pattern),
+        )
+
+
 def _after_block(
     keys: Sequence[str],
     chunk: _Chunk,
     stretch: int,
-    refused: SnippetRefused,
+    ambiguous: _Ambiguous,
     structure: BlockStructure,
 ) -> tuple[int, int] | None:
     """Where a chunk after a block-ending placeholder starts, when the file's blocks and the
@@ -272,9 +336,9 @@ def _after_block(
     never placed this way: placeholders in real replies often stand for several blocks at
     once (see docs/decisions/0021), so the end of a block does not say where a new line goes.
     """
-    if not chunk.after_block or refused.reason is not SnippetRefusal.AMBIGUOUS:
+    if not chunk.after_block:
         return None
-    later = [c for c in refused.candidates if c >= stretch]
+    later = ambiguous.starts(floor=stretch, limit=2)
     if len(later) != 1:
         return None
     (start,) = later
@@ -286,63 +350,75 @@ def _after_block(
             continue
         floor = _indent(keys[after])
         if all(not k.strip() or _indent(k) > floor for k in keys[stretch:end]):
-            return start, refused.size
+            return start, len(ambiguous.pattern)
     return None
 
 
 def _anchor(
-    keys: Sequence[str],
-    where: dict[str, list[int]],
+    index: _LineIndex,
     wanted: Sequence[str],
     number: int,
     *,
     from_end: bool,
-) -> tuple[int, int] | SnippetRefused:
+) -> tuple[int, int] | _Ambiguous | SnippetRefused:
     """Where the shortest unique prefix starts (or the shortest unique suffix ends), and its
-    length."""
+    length.
+
+    The prefix (suffix) grows one line at a time. Two places where it occurs are kept as
+    witnesses while they still match; only when one stops matching are places looked up
+    again, from the rarest line read so far, and only until two are found.
+    """
     side = "last" if from_end else "first"
-    if from_end:
-        candidates = [i + 1 for i in where.get(wanted[-1], [])]
-    else:
-        candidates = list(where.get(wanted[0], []))
-    previous: list[int] = []
-    for length in range(1, len(wanted) + 1):
-        if length > 1:
-            previous = candidates
-            if from_end:
-                line = wanted[-length]
-                candidates = [c for c in candidates if c - length >= 0 and keys[c - length] == line]
-            else:
-                line = wanted[length - 1]
-                candidates = [
-                    c
-                    for c in candidates
-                    if c + length <= len(keys) and keys[c + length - 1] == line
-                ]
-        if not candidates and previous:
+    total = len(wanted)
+    rarest, rarest_count = 0, -1
+    witnesses: list[int] = []
+    length = 0
+    for length in range(1, total + 1):
+        # The pattern is wanted[:length] (a head) or wanted[-length:] (a tail); a tail grows
+        # at its front, so the offsets of its lines shift by one at every step.
+        line = wanted[-length] if from_end else wanted[length - 1]
+        if from_end:
+            rarest += 1
+        count = index.count(line)
+        if rarest_count < 0 or count < rarest_count:
+            rarest, rarest_count = (0 if from_end else length - 1), count
+        if from_end:
+            witnesses = [w - 1 for w in witnesses if w >= 1 and index.keys[w - 1] == line]
+        else:
+            witnesses = [
+                w
+                for w in witnesses
+                if w + length <= len(index.keys) and index.keys[w + length - 1] == line
+            ]
+        if len(witnesses) < 2 and rarest_count:
+            pattern = wanted[total - length :] if from_end else wanted[:length]
+            witnesses = index.starts(pattern, rarest, limit=2)
+        elif len(witnesses) < 2:
+            witnesses = []
+        if len(witnesses) == 1:
+            first = witnesses[0]
+            return (first + length if from_end else first), length
+        if not witnesses:
+            if length == 1:
+                return SnippetRefused(
+                    SnippetRefusal.NO_ANCHOR,
+                    f"chunk {number}'s {side} lines do not occur in the file",
+                    tuple(wanted),
+                )
             # The lines kept next to the placeholder occur at several places and the
             # next line (a changed one) tells none of them apart.
-            candidates = previous
-            length -= 1
-            break
-        if not candidates:
-            return SnippetRefused(
-                SnippetRefusal.NO_ANCHOR,
-                f"chunk {number}'s {side} lines do not occur in the file",
-                tuple(wanted),
-            )
-        if len(candidates) == 1:
-            return candidates[0], length
-    else:
-        length = len(wanted)
-    starts = tuple(c - length if from_end else c for c in candidates)
-    return SnippetRefused(
-        SnippetRefusal.AMBIGUOUS,
-        f"chunk {number}'s {side} lines occur {len(candidates)} times in the file and "
-        "nothing in the snippet tells the places apart",
-        tuple(wanted),
-        starts,
-        length,
+            return _ambiguous(index, wanted, length - 1, number, from_end=from_end)
+    return _ambiguous(index, wanted, length, number, from_end=from_end)
+
+
+def _ambiguous(
+    index: _LineIndex, wanted: Sequence[str], length: int, number: int, *, from_end: bool
+) -> _Ambiguous:
+    pattern = tuple(wanted[len(wanted) - length :] if from_end else wanted[:length])
+    counts = [index.count(line) for line in pattern]
+    rarest = counts.index(min(counts))
+    return _Ambiguous(
+        index, pattern, rarest, tuple(wanted), number, "last" if from_end else "first"
     )
 
 
