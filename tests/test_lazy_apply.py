@@ -166,6 +166,24 @@ class TestOmissionGuards:
         assert "resend the rest" in (report.errors[0].hint or "")
         assert before == snapshot_tree(root)
 
+    def test_whole_file_cut_under_half_refused(self, root: Path) -> None:
+        """Cut at 45% of the file (a region's length, but from the file's first line): still a
+        cut-off reply, never a region."""
+        cut = "".join(FUNCS.splitlines(keepends=True)[:45]).replace("x + 1\n", "x + 9\n")
+        before = snapshot_tree(root)
+
+        report = apply(lazy_reply(cut), root)
+
+        assert [FailureCode.TRUNCATED_OUTPUT] == [e.code for e in report.errors]
+        assert before == snapshot_tree(root)
+
+    def test_long_bare_region_inside_the_file_merged(self, root: Path) -> None:
+        """45% of the file, starting below its first line, with one line changed: a region."""
+        region = "".join(FUNCS.splitlines(keepends=True)[20:65]).replace("x + 5\n", "x + 50\n")
+
+        assert apply(lazy_reply(region), root).ok
+        assert EXPECTED == read(root)
+
     def test_whole_file_cut_short_refused_unless_full_rewrite(self, root: Path) -> None:
         """A closed fence holding the first 60% of the file is a cut-off reply."""
         cut = "".join(FUNCS.splitlines(keepends=True)[:60]).replace("x + 1\n", "x + 9\n")

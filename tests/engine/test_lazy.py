@@ -155,6 +155,35 @@ class TestBareRegion:
 
         assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
 
+    def test_block_under_half_inside_the_file_is_a_region(self) -> None:
+        """Between a third and half of the file, a block placed below its first line is a
+        region (functions of short files are that long)."""
+        block = "".join(f"line {i}\n" for i in range(5, 12)) + "NEW\n" + lines(*range(12, 18))
+
+        result = merged(merge_snippet(FILE, block, "x.py"))
+
+        assert MergeKind.REGION is result.kind
+        assert FILE.replace("line 12\n", "NEW\nline 12\n") == result.text
+
+    def test_block_under_half_from_the_top_is_the_whole_file(self) -> None:
+        """The same length starting at the file's first line reads as a whole file cut off by
+        a length limit (the omission guards then refuse it), never as a region."""
+        block = "".join(f"line {i}\n" for i in range(1, 8)) + "NEW\n" + lines(*range(8, 14))
+
+        assert SnippetMerge(block, MergeKind.WHOLE) == merge_snippet(FILE, block, "x.py")
+
+    def test_block_under_half_without_its_place_is_the_whole_file(self) -> None:
+        """Between a third and half, a block whose ends are not in the file stays a whole file
+        (below a third it is refused as a region)."""
+        block = "".join(f"other {i}\n" for i in range(14))
+
+        assert SnippetMerge(block, MergeKind.WHOLE) == merge_snippet(FILE, block, "x.py")
+
+    def test_block_of_half_the_file_is_the_whole_file(self) -> None:
+        block = "".join(f"line {i}\n" for i in range(5, 19)) + "NEW\n"
+
+        assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
+
     def test_small_files_take_short_blocks_whole(self) -> None:
         """Under 20 lines a short block is the file's new text, not a region."""
         small = lines(1, 2, 3, 4, 5, 6)

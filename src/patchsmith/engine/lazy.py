@@ -13,7 +13,9 @@ guessed: every chunk of the snippet merges or none does.
 
 A block without placeholders that is much shorter than a file of 20+ lines is a bare region: it
 is merged as if placeholders stood above and below it (both anchors are then needed),
-so that it replaces one unique stretch instead of the whole file.
+so that it replaces one unique stretch instead of the whole file. Up to a third of the
+file it always is; up to half only when it is placed below the file's first line (a
+cut-off whole file starts there), else it stays the whole file.
 
 Where the file parses (a `BlockStructure`, made by the runtime with tree-sitter, is passed
 in; this module never parses), two more things hold. A placeholder indented deeper than the
@@ -37,6 +39,7 @@ from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 
 __all__ = [
+    "REGION_INNER_FRACTION",
     "REGION_MAX_FRACTION",
     "REGION_MIN_LINES",
     "BlockStructure",
@@ -53,7 +56,13 @@ the bare regions and quoted excerpts measured on the corpora come from files of 
 REGION_MAX_FRACTION = 1 / 3
 """A block without placeholders is read as a region when it has at most this share of the
 file's lines; longer ones are plausibly the whole file. A truncated whole file is cut at
-40% or more of its lines, the bare regions measured on the corpora stay under 15%."""
+40% or more of its lines."""
+REGION_INNER_FRACTION = 1 / 2
+"""A longer block, under this share of the file, is read as a region too when it is placed
+below the file's first line: a whole file cut off by a length limit always starts there.
+Bare regions of other packages' functions reach 49% of short files (the tuning half of
+`bench/gen_region_unmarked.py`, see docs/accuracy.md); refused as whole files, 4% of them
+were lost."""
 
 
 class MergeKind(StrEnum):
@@ -154,15 +163,22 @@ def merge_snippet(
     if not old.contents:
         return SnippetMerge(snippet, MergeKind.WHOLE)
     marks = set(placeholders_absent_from(new, old.contents, path))
+    # A longer bare block is a region only where no cut-off whole file could be: not at the top.
+    inner_only = False
     if marks:
         chunks = _chunks(new, marks)
         kind = MergeKind.LAZY
-    elif _region_sized(new, old.contents) and region:
+    elif region and _region_sized(new, old.contents, REGION_MAX_FRACTION):
         chunks = [_Chunk(tuple(new), True, True)]
         kind = MergeKind.REGION
+    elif region and _region_sized(new, old.contents, REGION_INNER_FRACTION, strict=True):
+        chunks = [_Chunk(tuple(new), True, True)]
+        kind, inner_only = MergeKind.REGION, True
     else:
         return SnippetMerge(snippet, MergeKind.WHOLE)
     placed = _place(old.contents, chunks, structure)
+    if inner_only and (isinstance(placed, SnippetRefused) or placed[0].start == 0):
+        return SnippetMerge(snippet, MergeKind.WHOLE)
     if isinstance(placed, SnippetRefused):
         return placed
     merged = _assemble(old, chunks, placed)
@@ -178,8 +194,12 @@ def merge_snippet(
     return SnippetMerge(merged, kind, pinned)
 
 
-def _region_sized(new: Sequence[str], old: Sequence[str]) -> bool:
-    return bool(new) and len(old) >= REGION_MIN_LINES and len(new) <= REGION_MAX_FRACTION * len(old)
+def _region_sized(
+    new: Sequence[str], old: Sequence[str], fraction: float, *, strict: bool = False
+) -> bool:
+    if not new or len(old) < REGION_MIN_LINES:
+        return False
+    return len(new) < fraction * len(old) if strict else len(new) <= fraction * len(old)
 
 
 def _chunks(lines: Sequence[str], marks: set[int]) -> list[_Chunk]:
