@@ -10,7 +10,7 @@ This generator builds the same shape from other sources, so that the thresholds 
 region merge can be chosen on one set and reported on another:
 
 - Python: every package in this interpreter's site-packages except the public corpus's
-  (click, httpx, rich, requests, markupsafe) and patchsmith;
+  (click, httpx, rich, requests, markupsafe), forks of them (httpx2) and patchsmith;
 - JavaScript: the packages bundled with npm (`node_modules` of the global npm);
 - Java: `java.base` of a JDK's `lib/src.zip`, when one is installed.
 
@@ -61,14 +61,48 @@ MAX_SHARE = 0.5
 _PY_BLOCK = re.compile(r"^(\s*)(?:async\s+def|def|class)\s+\w+")
 _BRACE_BLOCK = re.compile(
     r"^(\s*)(?:(?:export\s+)?(?:async\s+)?function\b.*|"
-    r"(?:public|private|protected|static|final|abstract|synchronized|\s)+[\w<>\[\], ?]+\s+\w+\s*\(.*|"
+    r"(?:public|private|protected|static|final|abstract|synchronized|\s)+"
+    r"[\w<>\[\], ?]+\s+\w+\s*\(.*|"
     r"(?:async\s+)?\w+\s*\([^;]*\)\s*)\{\s*$"
 )
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]{2,}\b")
 _KEYWORDS = frozenset(
-    "def class return self None True False async await function const let var this "
-    "public private protected static final void new import from for while if else elif "
-    "try except finally with yield lambda".split()
+    [
+        "def",
+        "class",
+        "return",
+        "self",
+        "None",
+        "True",
+        "False",
+        "async",
+        "await",
+        "function",
+        "const",
+        "let",
+        "var",
+        "this",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "final",
+        "void",
+        "new",
+        "import",
+        "from",
+        "for",
+        "while",
+        "if",
+        "else",
+        "elif",
+        "try",
+        "except",
+        "finally",
+        "with",
+        "yield",
+        "lambda",
+    ]
 )
 
 
@@ -86,7 +120,8 @@ def python_sources() -> Iterator[Source]:
     for top in sorted(site.iterdir()):
         if not top.is_dir() or top.name.startswith(("_", ".")) or "." in top.name:
             continue
-        if top.name.lower() in PUBLIC_PACKAGES or top.name == "__pycache__":
+        # httpx2 and the like are forks of public packages: left out as well.
+        if top.name.lower().rstrip("0123456789") in PUBLIC_PACKAGES:
             continue
         for path in sorted(top.rglob("*.py")):
             text = _readable(path.read_bytes())
@@ -312,6 +347,7 @@ def cases(source: Source) -> Iterator[dict[str, object]]:
                 f"{len(new_region)} of {len(lines)} lines shown"
             ),
             "package": source.package,
+            "share": round(len(new_region) / len(lines), 3),
         }
         made += 1
 
@@ -337,6 +373,57 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_PERMISSIVE = re.compile(r"(?i)\b(?:MIT|ISC|BSD)\b")
+"""Licences whose files may be vendored with no more than their notice in the case."""
+
+
+def provenance(language: str, package: str) -> tuple[str, str] | None:
+    """(distribution and version, licence) of a Python or npm package; None when unknown or
+    not permissive (Java sources are never vendored)."""
+    import importlib.metadata as metadata
+
+    if language == "python":
+        names = metadata.packages_distributions().get(package, [])
+        if not names:
+            return None
+        meta = metadata.metadata(names[0])
+        licence = meta.get("License-Expression") or meta.get("License") or ""
+        classifiers = [c for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+        licence = licence if len(licence) < 60 else ""
+        licence = licence or (classifiers[0].rsplit("::", 1)[-1].strip() if classifiers else "")
+        named = f"{names[0]} {meta['Version']} (PyPI)"
+    elif language == "javascript":
+        manifest = Path("/usr/lib/node_modules/npm/node_modules") / package / "package.json"
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        licence = str(data.get("license") or "")
+        named = f"{data.get('name', package)} {data.get('version', '?')} (npm, bundled with npm)"
+    else:
+        return None
+    return (named, licence) if _PERMISSIVE.search(licence) else None
+
+
+def vendor_sample(rows: list[dict[str, object]], size: int) -> list[dict[str, object]]:
+    """`size` small cases of permissively licensed packages, one per package, each noting its
+    source package, version and licence (chosen by the sha256 of their ids)."""
+    chosen: list[dict[str, object]] = []
+    seen: set[str] = set()
+    # Regions over a third of their file first: the reading the tuning half decided.
+    ordered = sorted(rows, key=lambda r: (float(str(r["share"])) <= 1 / 3, _digest(str(r["id"]))))
+    for row in ordered:
+        language, package = str(row["id"]).split("/")[0], str(row["package"])
+        if package in seen or len(json.dumps(row)) > 8_000:
+            continue
+        known = provenance(language, package)
+        if known is None:
+            continue
+        seen.add(package)
+        notes = f"{row['notes']}; from {known[0]}, licence {known[1]}"
+        chosen.append({**row, "notes": notes})
+        if len(chosen) == size:
+            break
+    return chosen
+
+
 def half(package: str) -> str:
     """`tuning` or `reporting`, by the package's name alone."""
     return "tuning" if int(_digest(package), 16) % 2 == 0 else "reporting"
@@ -354,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for the two halves")
     parser.add_argument("--per-package", type=int, default=4, help="cases per source package")
+    parser.add_argument("--sample", type=Path, help="also write a few reporting cases here")
+    parser.add_argument("--sample-size", type=int, default=10)
     args = parser.parse_args(argv)
     halves: dict[str, list[dict[str, object]]] = {"tuning": [], "reporting": []}
     per_package: dict[str, int] = {}
@@ -372,6 +461,11 @@ def main(argv: list[str] | None = None) -> int:
         languages = sorted({str(r["id"]).split("/")[0] for r in rows})
         packages = len({str(r["package"]) for r in rows})
         print(f"{name}: {len(rows)} cases from {packages} packages ({', '.join(languages)})")
+    if args.sample is not None:
+        sample = vendor_sample(halves["reporting"], args.sample_size)
+        args.sample.parent.mkdir(parents=True, exist_ok=True)
+        write(args.sample, sample)
+        print(f"{args.sample}: {len(sample)} cases")
     return 0
 
 
