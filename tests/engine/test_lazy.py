@@ -184,6 +184,53 @@ class TestBareRegion:
 
         assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
 
+    VERSIONED = (
+        "".join(f"from .m{i} import f{i}\n" for i in range(30)) + '\n__version__ = "8.1.7"\n'
+    )
+
+    def test_region_changing_the_last_line_reaches_the_end(self) -> None:
+        """The file's last line in a close variant: the region runs to the end of the file."""
+        block = 'from .m28 import f28\nfrom .m29 import f29\n\n__version__ = "8.1.8"\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED.replace("8.1.7", "8.1.8") == result.text
+
+    def test_region_appending_at_the_end(self) -> None:
+        block = '\n__version__ = "8.1.7"\n__all__ = []\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED + "__all__ = []\n" == result.text
+
+    def test_region_with_a_new_last_line_unlike_the_files_is_refused(self) -> None:
+        """`del f29` may replace the version line or follow the line above it: refused."""
+        block = "from .m28 import f28\nfrom .m29 import f29\n\ndel f29\n"
+
+        assert (
+            SnippetRefusal.NO_ANCHOR is refused(merge_snippet(self.VERSIONED, block, "x.py")).reason
+        )
+
+    def test_region_ending_before_the_file_does_is_refused(self) -> None:
+        """Two file lines after the region's matching lines: it may end before them."""
+        block = "from .m27 import f27\nfrom .m28 import f28\nfrom .m29 import f29, g\n"
+
+        assert isinstance(merge_snippet(self.VERSIONED, block, "x.py"), SnippetRefused)
+
+    def test_region_changing_the_first_line_reaches_the_start(self) -> None:
+        block = "from .m0 import f0, g0\nfrom .m1 import f1\nfrom .m2 import f2\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED.replace("import f0\n", "import f0, g0\n") == result.text
+
+    def test_region_prepending_at_the_start(self) -> None:
+        block = "import os\nfrom .m0 import f0\nfrom .m1 import f1\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert "import os\n" + self.VERSIONED == result.text
+
     def test_small_files_take_short_blocks_whole(self) -> None:
         """Under 20 lines a short block is the file's new text, not a region."""
         small = lines(1, 2, 3, 4, 5, 6)

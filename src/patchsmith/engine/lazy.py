@@ -15,7 +15,10 @@ A block without placeholders that is much shorter than a file of 20+ lines is a 
 is merged as if placeholders stood above and below it (both anchors are then needed),
 so that it replaces one unique stretch instead of the whole file. Up to a third of the
 file it always is; up to half only when it is placed below the file's first line (a
-cut-off whole file starts there), else it stays the whole file.
+cut-off whole file starts there), else it stays the whole file. A region one of whose ends
+is nowhere in the file may reach the file's end (or start): it is placed there only when it
+holds every line from its anchor to that end, but for one close variant of the last (first)
+line.
 
 Where the file parses (a `BlockStructure`, made by the runtime with tree-sitter, is passed
 in; this module never parses), two more things hold. A placeholder indented deeper than the
@@ -32,6 +35,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Protocol
 
@@ -39,6 +43,7 @@ from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 
 __all__ = [
+    "EDGE_SIMILARITY",
     "REGION_INNER_FRACTION",
     "REGION_MAX_FRACTION",
     "REGION_MIN_LINES",
@@ -63,6 +68,10 @@ below the file's first line: a whole file cut off by a length limit always start
 Bare regions of other packages' functions reach 49% of short files (the tuning half of
 `bench/gen_region_unmarked.py`, see docs/accuracy.md); refused as whole files, 4% of them
 were lost."""
+
+EDGE_SIMILARITY = 0.8
+"""How alike (difflib's ratio) a bare region's last line must be to the file's last line to be
+read as its new form, when the region reaches the end of the file (likewise the first)."""
 
 
 class MergeKind(StrEnum):
@@ -179,6 +188,9 @@ def merge_snippet(
     placed = _place(old.contents, chunks, structure)
     if inner_only and (isinstance(placed, SnippetRefused) or placed[0].start == 0):
         return SnippetMerge(snippet, MergeKind.WHOLE)
+    if kind is MergeKind.REGION and isinstance(placed, SnippetRefused):
+        edge = _at_an_edge(old.contents, new)
+        placed = [edge] if edge is not None else placed
     if isinstance(placed, SnippetRefused):
         return placed
     merged = _assemble(old, chunks, placed)
@@ -200,6 +212,62 @@ def _region_sized(
     if not new or len(old) < REGION_MIN_LINES:
         return False
     return len(new) < fraction * len(old) if strict else len(new) <= fraction * len(old)
+
+
+def _at_an_edge(file: Sequence[str], block: Sequence[str]) -> _Placed | None:
+    """Where a bare region goes that reaches the end (or the start) of the file, when one of
+    its ends is nowhere in the file; None when that reading is not certain.
+
+    A region whose first lines anchor it and whose last line occurs nowhere in the file
+    reaches the file's end when it holds every line from its place to the end, in order,
+    except at most the file's last line, and then only in a close variant (the same
+    indentation, `EDGE_SIMILARITY` alike: `__version__ = "8.1.8"` for `"8.1.7"`). A line that
+    is not a variant of the last one may as well be new after a line above it, so the region
+    may end before the file does: that is refused. The start of the file likewise, mirrored.
+    """
+    keys = [_key(line) for line in file]
+    wanted = [_key(line) for line in block]
+    index = _LineIndex(keys)
+    head = _anchor(index, wanted, 1, from_end=False)
+    tail = _anchor(index, wanted, 1, from_end=True)
+    if isinstance(head, tuple) and _missing(tail):
+        start = head[0]
+        rest = keys[start:]
+        same = _common(rest, wanted)
+        if same < len(wanted) and (
+            same == len(rest) or (same == len(rest) - 1 and _variant(rest[-1], wanted[same]))
+        ):
+            return _Placed(start, len(keys))
+    if isinstance(tail, tuple) and _missing(head):
+        end = tail[0]
+        top = keys[:end][::-1]
+        same = _common(top, wanted[::-1])
+        if same < len(wanted) and (
+            same == len(top) or (same == len(top) - 1 and _variant(top[-1], wanted[-1 - same]))
+        ):
+            return _Placed(0, end)
+    return None
+
+
+def _missing(found: object) -> bool:
+    return isinstance(found, SnippetRefused) and found.reason is SnippetRefusal.NO_ANCHOR
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> int:
+    same = 0
+    while same < min(len(a), len(b)) and a[same] == b[same]:
+        same += 1
+    return same
+
+
+def _variant(old: str, new: str) -> bool:
+    if (
+        not old.strip()
+        or _indent(old) != _indent(new)
+        or old[: _indent(old)] != new[: _indent(new)]
+    ):
+        return False
+    return SequenceMatcher(None, old.strip(), new.strip()).ratio() >= EDGE_SIMILARITY
 
 
 def _chunks(lines: Sequence[str], marks: set[int]) -> list[_Chunk]:
