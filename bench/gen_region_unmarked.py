@@ -23,9 +23,11 @@ to two blocks are picked (a function, method or class: `def`/`class` by indentat
 brace blocks by their closing line), edited the way release diffs edit code (a line
 changed, a line added or removed inside, a parameter added, a line appended to the body),
 and shown as the new block, extended by unchanged lines above and below until its first
-and last lines are unchanged. A case is kept only when, as in the public set, the region is
-under half of the file and its strict anchors (the shortest prefix and suffix of its lines
-that occur once in the file) lie at the region's true place.
+and last lines are unchanged, or until it reaches the start or end of the file (an `/edge`
+case: its edited first or last line is the file's). A case is kept only when, as in the
+public set, the region is under half of the file and its strict anchors (the shortest prefix
+and suffix of its lines that occur once in the file) lie at the region's true place, but at
+an edge it reaches.
 
 Every choice comes from sha256 of the file's path and the block's line: the same machine
 gives the same cases. Cases are split by source package: a package whose name hashes even
@@ -321,13 +323,17 @@ def cases(source: Source) -> Iterator[dict[str, object]]:
                 break
             new_region.append(lines[bottom])
             bottom += 1
-        if new_region[0] != lines[top] or new_region[-1] != lines[bottom - 1]:
+        # An edited first (last) line is kept only at the file's start (end): as in the public
+        # set, where a region running to the end of the file needed no anchor there.
+        at_top = new_region[0] != lines[top]
+        at_end = new_region[-1] != lines[bottom - 1]
+        if (at_top and top > 0) or (at_end and bottom < len(lines)) or (at_top and at_end):
             continue
         if len(new_region) >= MAX_SHARE * len(lines):
             continue
-        if _unique_prefix(lines, new_region, from_end=False) != [top]:
+        if not at_top and _unique_prefix(lines, new_region, from_end=False) != [top]:
             continue
-        if _unique_prefix(lines, new_region, from_end=True) != [bottom]:
+        if not at_end and _unique_prefix(lines, new_region, from_end=True) != [bottom]:
             continue
         if any(line.strip() and line.strip() in ("...", "// ...", "# ...") for line in new_region):
             continue
@@ -335,7 +341,8 @@ def cases(source: Source) -> Iterator[dict[str, object]]:
         if not _parses(source, "\n".join(expected) + "\n"):
             continue  # a release's change parses; an edit that breaks the file is no model's
         yield {
-            "id": f"{source.language}/{source.path}/L{start + 1}/region-unmarked",
+            "id": f"{source.language}/{source.path}/L{start + 1}/region-unmarked"
+            + ("/edge" if at_top or at_end else ""),
             "suite": "generated-omission",
             "category": "region-unmarked",
             "format": "lazy_snippet",
@@ -407,8 +414,15 @@ def vendor_sample(rows: list[dict[str, object]], size: int) -> list[dict[str, ob
     source package, version and licence (chosen by the sha256 of their ids)."""
     chosen: list[dict[str, object]] = []
     seen: set[str] = set()
-    # Regions over a third of their file first: the reading the tuning half decided.
-    ordered = sorted(rows, key=lambda r: (float(str(r["share"])) <= 1 / 3, _digest(str(r["id"]))))
+    # Regions over a third of their file, and at its edges, first: the readings the tuning
+    # half decided.
+    ordered = sorted(
+        rows,
+        key=lambda r: (
+            float(str(r["share"])) <= 1 / 3 and not str(r["id"]).endswith("/edge"),
+            _digest(str(r["id"])),
+        ),
+    )
     for row in ordered:
         language, package = str(row["id"]).split("/")[0], str(row["package"])
         if package in seen or len(json.dumps(row)) > 8_000:

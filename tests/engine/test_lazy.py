@@ -217,12 +217,39 @@ class TestBareRegion:
 
         assert isinstance(merge_snippet(self.VERSIONED, block, "x.py"), SnippetRefused)
 
+    def test_region_holding_the_last_lines_and_appending_reaches_the_end(self) -> None:
+        """It changes a line above and appends one: it holds the file's last two lines, the
+        last unique, so it runs to the end whatever it changed before them."""
+        block = "from .m28 import f28\nfrom .m29 import f29, g29\n"
+        block += '\n__version__ = "8.1.7"\n__all__ = []\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        expected = self.VERSIONED.replace("import f29\n", "import f29, g29\n") + "__all__ = []\n"
+        assert expected == result.text
+
+    def test_region_holding_a_repeated_last_line_is_refused(self) -> None:
+        """The file's last line occurs twice in the file: holding it proves nothing."""
+        text = self.VERSIONED + "pass\npass\n"
+        block = "from .m29 import f29, g29\n\npass\npass\nnew = 1\n"
+
+        assert isinstance(merge_snippet(text, block, "x.py"), SnippetRefused)
+
     def test_region_changing_the_first_line_reaches_the_start(self) -> None:
         block = "from .m0 import f0, g0\nfrom .m1 import f1\nfrom .m2 import f2\n"
 
         result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
 
         assert self.VERSIONED.replace("import f0\n", "import f0, g0\n") == result.text
+
+    def test_region_holding_the_first_lines_reaches_the_start(self) -> None:
+        block = "import os\nfrom .m0 import f0\nfrom .m1 import f1\nfrom .m2 import f2, g2\n"
+        block += "from .m3 import f3\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        expected = "import os\n" + self.VERSIONED.replace("import f2\n", "import f2, g2\n")
+        assert expected == result.text
 
     def test_region_prepending_at_the_start(self) -> None:
         block = "import os\nfrom .m0 import f0\nfrom .m1 import f1\n"

@@ -186,11 +186,11 @@ def merge_snippet(
     else:
         return SnippetMerge(snippet, MergeKind.WHOLE)
     placed = _place(old.contents, chunks, structure)
-    if inner_only and (isinstance(placed, SnippetRefused) or placed[0].start == 0):
-        return SnippetMerge(snippet, MergeKind.WHOLE)
     if kind is MergeKind.REGION and isinstance(placed, SnippetRefused):
         edge = _at_an_edge(old.contents, new)
         placed = [edge] if edge is not None else placed
+    if inner_only and (isinstance(placed, SnippetRefused) or placed[0].start == 0):
+        return SnippetMerge(snippet, MergeKind.WHOLE)
     if isinstance(placed, SnippetRefused):
         return placed
     merged = _assemble(old, chunks, placed)
@@ -221,9 +221,11 @@ def _at_an_edge(file: Sequence[str], block: Sequence[str]) -> _Placed | None:
     A region whose first lines anchor it and whose last line occurs nowhere in the file
     reaches the file's end when it holds every line from its place to the end, in order,
     except at most the file's last line, and then only in a close variant (the same
-    indentation, `EDGE_SIMILARITY` alike: `__version__ = "8.1.8"` for `"8.1.7"`). A line that
-    is not a variant of the last one may as well be new after a line above it, so the region
-    may end before the file does: that is refused. The start of the file likewise, mirrored.
+    indentation, `EDGE_SIMILARITY` alike: `__version__ = "8.1.8"` for `"8.1.7"`); or when it
+    holds the file's last two lines, the last one unique in the file and once in the region
+    (lines after them are appended). A line that is not a variant of the last one may as well
+    be new after a line above it, so the region may end before the file does: that is
+    refused. The start of the file likewise, mirrored.
     """
     keys = [_key(line) for line in file]
     wanted = [_key(line) for line in block]
@@ -235,7 +237,9 @@ def _at_an_edge(file: Sequence[str], block: Sequence[str]) -> _Placed | None:
         rest = keys[start:]
         same = _common(rest, wanted)
         if same < len(wanted) and (
-            same == len(rest) or (same == len(rest) - 1 and _variant(rest[-1], wanted[same]))
+            same == len(rest)
+            or (same == len(rest) - 1 and _variant(rest[-1], wanted[same]))
+            or _holds_the_edge(index, rest, wanted)
         ):
             return _Placed(start, len(keys))
     if isinstance(tail, tuple) and _missing(head):
@@ -243,10 +247,24 @@ def _at_an_edge(file: Sequence[str], block: Sequence[str]) -> _Placed | None:
         top = keys[:end][::-1]
         same = _common(top, wanted[::-1])
         if same < len(wanted) and (
-            same == len(top) or (same == len(top) - 1 and _variant(top[-1], wanted[-1 - same]))
+            same == len(top)
+            or (same == len(top) - 1 and _variant(top[-1], wanted[-1 - same]))
+            or _holds_the_edge(index, top, wanted[::-1])
         ):
             return _Placed(0, end)
     return None
+
+
+def _holds_the_edge(index: _LineIndex, rest: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Whether the region holds the file's last two lines, the last one unique in the file and
+    once in the region (then the region reaches the end, whatever it changed before them).
+    Both sequences run from the region's anchored end towards the file's edge (`rest`
+    reversed for the start of the file)."""
+    last = rest[-1]
+    if len(rest) < 2 or not last.strip() or index.count(last) != 1 or wanted.count(last) != 1:
+        return False
+    at = wanted.index(last)
+    return at > 0 and wanted[at - 1] == rest[-2]
 
 
 def _missing(found: object) -> bool:
