@@ -393,6 +393,9 @@ MUTATIONS = (
         "exact path: later hunks' line numbers not shifted by earlier ones",
         "        shift += len(new) - len(old)",
         "        shift += 0",
+        "equivalent in results: a later hunk's line number then looks far from its exact place,"
+        " so the fast path checks for a rival it need not (and hands back when one may exist);"
+        " the line-based path gives the same answer. Only speed changes",
     ),
     Mutation(
         "E07",
