@@ -196,6 +196,21 @@ CASES = (
         """,
     ),
     Case(
+        "1,000-chunk lazy snippet",
+        "a 2.2 MB `.js` file (110,000 lines) edited by a 1,000-chunk lazy snippet whose chunks "
+        "start and end with lines (`}`, blank) that occur 22,000 times",
+        """
+        blocks = "".join(f"function fn_{i}(alpha, beta) {{\\n  const value = compute(alpha, "
+                         f"beta, {i});\\n  return value + {i};\\n}}\\n\\n" for i in range(22_000))
+        ws({"m.js": blocks})
+        chunks = "".join(f"// ... existing code ...\\n}}\\n\\nfunction fn_{i}(alpha, beta) {{\\n"
+                         f"  const value = compute(alpha, beta, {i}) + 1;\\n"
+                         f"  return value + {i};\\n}}\\n\\n" for i in range(1, 22_000, 22))
+        text = "m.js\\n```js\\n" + chunks + "// ... existing code ...\\n```\\n"
+        def call(): return apply(text, root, record=False)
+        """,
+    ),
+    Case(
         "line numbers vs exact match",
         "trailing spaces at the named lines, an exact copy far away: AMBIGUOUS_MATCH",
         """

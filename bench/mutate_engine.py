@@ -92,6 +92,8 @@ _L = f"{ENGINE}/locate.py"
 _S = f"{ENGINE}/splice.py"
 _H = f"{ENGINE}/hunks.py"
 _I = f"{ENGINE}/indent.py"
+_E = f"{ENGINE}/exact.py"
+_Z = f"{ENGINE}/lazy.py"
 
 MUTATIONS = (
     Mutation(
@@ -349,6 +351,100 @@ MUTATIONS = (
         "default: normalised lines go stale after a hunk is spliced in",
         "            keys[start:end] = key.lines(region)",
         "            pass",
+    ),
+    Mutation(
+        "E01",
+        _E,
+        "exact path: a block found twice is taken at its first place",
+        '        if found >= 0 or text.find("\\n" + wanted, at + 1) >= 0:\n            return -2',
+        "        if False:\n            return -2",
+    ),
+    Mutation(
+        "E02",
+        _E,
+        "exact path: line numbers far from the one exact place are ignored",
+        "            if abs(start - hint) > TIE_DISTANCE and not _no_rival(",
+        "            if False and not _no_rival(",
+    ),
+    Mutation(
+        "E03",
+        _E,
+        "exact path: no already-applied check (new text present elsewhere)",
+        "        if new_text.strip() and new_text in text:\n            return None",
+        "        if False:\n            return None",
+    ),
+    Mutation(
+        "E04",
+        _E,
+        "exact path: a missing final newline is added",
+        "    if no_eol and text:\n        text = text[: -len(eol)]",
+        "    if False:\n        text = text[: -len(eol)]",
+    ),
+    Mutation(
+        "E05",
+        _E,
+        "exact path: a file mixing CRLF and LF counts as CRLF",
+        '    if "\\r" in rest or "\\n" in rest:\n        return None',
+        '    if "\\r" in rest:\n        return None',
+    ),
+    Mutation(
+        "E06",
+        _E,
+        "exact path: later hunks' line numbers not shifted by earlier ones",
+        "        shift += len(new) - len(old)",
+        "        shift += 0",
+        "equivalent in results: a later hunk's line number then looks far from its exact place,"
+        " so the fast path checks for a rival it need not (and hands back when one may exist);"
+        " the line-based path gives the same answer. Only speed changes",
+    ),
+    Mutation(
+        "E07",
+        _E,
+        "exact path: the rival window starts at the named line, not 20 lines above",
+        "    first = max(hint - TIE_DISTANCE, 0)",
+        "    first = max(hint, 0)",
+    ),
+    Mutation(
+        "E08",
+        _E,
+        "exact path: a refused hunk is never checked for being already applied",
+        "    return any(line.rstrip() not in text for line in sides.new[:_LOOKED_FOR])",
+        "    return True",
+    ),
+    Mutation(
+        "R01",
+        _L,
+        "refusal pre-test: a removed line present does not keep stale context possible",
+        "    if any(line.strip() for line in removed):\n        return False",
+        "    if False:\n        return False",
+    ),
+    Mutation(
+        "R02",
+        _L,
+        "refusal pre-test: every non-blank line counts as absent",
+        "    return bool(key) and not _line_with_key(text, key)",
+        "    return bool(key)",
+    ),
+    Mutation(
+        "R03",
+        _L,
+        "refusal pre-test: partial context refused with one line missing, not two",
+        "        if missing >= 2:\n            return True",
+        "        if missing >= 1:\n            return True",
+    ),
+    Mutation(
+        "Z01",
+        _Z,
+        "lazy merge: a tail anchor's witnesses are not moved up a line",
+        "            witnesses = [w - 1 for w in witnesses",
+        "            witnesses = [w for w in witnesses",
+    ),
+    Mutation(
+        "Z02",
+        _Z,
+        "lazy merge: a block end settles a chunk whose anchor occurs twice after it",
+        "    later = ambiguous.starts(floor=stretch, limit=2)\n    if len(later) != 1:",
+        "    later = ambiguous.starts(floor=stretch, limit=1)\n    if len(later) != 1:",
     ),
 )
 

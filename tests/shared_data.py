@@ -1,19 +1,22 @@
 """Where the tests find parity goldens and corpora: `../shared/` when present, else `tests/data/`.
 
 `../shared/` (beside the repository) holds the full corpora and the goldens; CI has it.
-`tests/data/` holds a copy of the goldens and a stratified sample of each public corpus
-(`scripts/vendor_test_data.py` regenerates it), so a fresh clone runs the same tests.
+`tests/data/` holds a copy of the goldens, a stratified sample of each public corpus and
+click's sources (`scripts/vendor_test_data.py` regenerates it), so a fresh clone runs the
+same tests. `PATCHSMITH_SHARED` names another folder to use as `../shared/` (a folder that
+does not exist runs the tests as a fresh clone would).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO / ".." / "shared"
+SHARED = Path(os.environ.get("PATCHSMITH_SHARED") or REPO / ".." / "shared")
 VENDORED = REPO / "tests" / "data"
 
 SHARED_PARITY = SHARED / "parity"
@@ -44,6 +47,25 @@ def corpus_file(name: str) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def click_checkout() -> dict[str, str]:
+    """click 8.1.7's `src/click/` and `docs/advanced.rst`: from the full `public` corpus when
+    present, else the vendored copy."""
+    path = SHARED_CORPUS / "public.jsonl.gz"
+    if path.is_file():
+        files: dict[str, str] = {}
+        for case in corpus_cases("public.jsonl.gz"):
+            if str(case["id"]).startswith("pypi-click-"):
+                files.update(case["files"])
+        return {
+            k: v
+            for k, v in sorted(files.items())
+            if k.startswith(("src/click/", "docs/advanced.rst"))
+        }
+    with gzip.open(VENDORED / "checkout" / "click.json.gz", "rt", encoding="utf-8") as handle:
+        vendored: dict[str, str] = json.loads(handle.read())
+    return vendored
 
 
 def corpus_cases(name: str) -> Iterator[dict[str, object]]:

@@ -9,28 +9,33 @@ says refuse: never acceptable.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.shared_data import VENDORED
+from tests.shared_data import REPO, SHARED_CORPUS, VENDORED
 
 from patchsmith import apply
 
 SAMPLE = VENDORED / "corpus"
 
-NOT_YET = ("lazy-public", "omission-public")
-"""Corpora main does not get right yet (lazy snippets and omissions, issue 8): their samples
-are vendored for the day it does; add them to the never-wrong test then."""
+
+def _vendoring() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "vendor_test_data", REPO / "scripts" / "vendor_test_data.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _cases() -> list[Any]:
     found = []
     for path in sorted(SAMPLE.glob("*.jsonl.gz")):
-        if path.name.split(".")[0] in NOT_YET:
-            continue
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             for line in handle:
                 case = json.loads(line)
@@ -76,9 +81,13 @@ def test_sample_case_is_never_wrong(case: dict[str, Any], tmp_path: Path) -> Non
 
 
 def test_the_sample_is_there() -> None:
-    """Every public corpus has its sample, with cases in it (nothing silently skipped)."""
-    names = sorted(p.name for p in SAMPLE.glob("*.jsonl.gz"))
+    """Every shared corpus has its sample, with cases in it (nothing silently skipped)."""
+    names = sorted(p.name.split(".")[0] for p in SAMPLE.glob("*.jsonl.gz"))
+    tested = {str(p.id).split("/")[0] for p in _cases()}
 
-    assert 7 == len(names)
+    assert names == sorted(tested)
+    assert {n.split(".")[0] for n in _vendoring().PER_CATEGORY} <= set(names)
     assert len(_cases()) >= 100
-    assert all((SAMPLE / f"{name}.jsonl.gz").is_file() for name in NOT_YET)
+    if SHARED_CORPUS.is_dir():
+        shared = {p.name for p in SHARED_CORPUS.glob("*.jsonl*")}
+        assert shared <= set(_vendoring().PER_CATEGORY)

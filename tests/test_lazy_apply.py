@@ -5,7 +5,6 @@ Through every entry point: `patchsmith.apply`, `write_file`, `propose` and the C
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import shutil
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.shared_data import corpus_cases, corpus_file
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith import apply, propose, write_file
@@ -165,6 +165,24 @@ class TestOmissionGuards:
         assert [FailureCode.TRUNCATED_OUTPUT] == [e.code for e in report.errors]
         assert "resend the rest" in (report.errors[0].hint or "")
         assert before == snapshot_tree(root)
+
+    def test_whole_file_cut_under_half_refused(self, root: Path) -> None:
+        """Cut at 45% of the file (a region's length, but from the file's first line): still a
+        cut-off reply, never a region."""
+        cut = "".join(FUNCS.splitlines(keepends=True)[:45]).replace("x + 1\n", "x + 9\n")
+        before = snapshot_tree(root)
+
+        report = apply(lazy_reply(cut), root)
+
+        assert [FailureCode.TRUNCATED_OUTPUT] == [e.code for e in report.errors]
+        assert before == snapshot_tree(root)
+
+    def test_long_bare_region_inside_the_file_merged(self, root: Path) -> None:
+        """45% of the file, starting below its first line, with one line changed: a region."""
+        region = "".join(FUNCS.splitlines(keepends=True)[20:65]).replace("x + 5\n", "x + 50\n")
+
+        assert apply(lazy_reply(region), root).ok
+        assert EXPECTED == read(root)
 
     def test_whole_file_cut_short_refused_unless_full_rewrite(self, root: Path) -> None:
         """A closed fence holding the first 60% of the file is a cut-off reply."""
@@ -383,37 +401,33 @@ def _in_contract(rendered: list[str], old: list[str], where: int, added: int) ->
 
 # -- the corpora ---------------------------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 
-
-@pytest.mark.skipif(
-    not (CORPUS / "lazy-public.jsonl.gz").exists(), reason="shared corpus not found"
-)
 @pytest.mark.parametrize("name", ["lazy-public.jsonl.gz", "omission-public.jsonl.gz"])
 def test_lazy_corpora_never_wrong(name: str, tmp_path: Path) -> None:
-    """Every case of the lazy and omission corpora is merged exactly or refused, never wrong;
-    must-refuse cases are all refused, and at least 90% of the rest are merged."""
+    """Every case of the lazy and omission corpora (the full ones in `../shared`, else the
+    vendored samples) is merged exactly or refused, never wrong; must-refuse cases are all
+    refused, and at least 90% of the rest are merged."""
     wrong: list[str] = []
     correct = total = 0
-    with gzip.open(CORPUS / name, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            case = json.loads(line)
-            root = tmp_path / str(number)
-            make_tree(root, {p: t.encode() for p, t in case["files"].items()})
-            before = snapshot_tree(root)
-            report = apply(case["patch"], root, record=False)
-            expected = case["expected"]
-            total += expected is not None
-            if expected is None:
-                if report.ok or snapshot_tree(root) != before:
-                    wrong.append(case["id"])
-                continue
-            if not report.ok:
-                continue
-            files = {p: (root / p).read_text(encoding="utf-8") for p in expected}
-            if files != expected:
-                wrong.append(case["id"])
-            else:
-                correct += 1
+    assert corpus_file(name) is not None
+    for number, case in enumerate(corpus_cases(name)):
+        root = tmp_path / str(number)
+        make_tree(root, {p: t.encode() for p, t in case["files"].items()})
+        before = snapshot_tree(root)
+        report = apply(str(case["patch"]), root, record=False)
+        expected = case["expected"]
+        total += expected is not None
+        if expected is None:
+            if report.ok or snapshot_tree(root) != before:
+                wrong.append(str(case["id"]))
+            continue
+        if not report.ok:
+            continue
+        files = {p: (root / p).read_text(encoding="utf-8") for p in expected}
+        if files != expected:
+            wrong.append(str(case["id"]))
+        else:
+            correct += 1
     assert [] == wrong
+    assert total > 0
     assert correct >= 0.9 * total

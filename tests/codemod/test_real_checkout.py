@@ -1,13 +1,13 @@
 """A recipe on a real checkout: click's sources from the shared corpus, renamed across modules.
 
-The corpus holds the files of real package releases; click's are written to a temporary
+The corpus holds the files of real package releases (`tests/data/checkout` vendors click's
+when `../shared` is absent); click's are written to a temporary
 workspace (a git repository, so the base commit is recorded), and a function defined in
 `click/globals.py` and used in `termui.py` and `utils.py` is renamed through the CLI.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import py_compile
 import shutil
@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.shared_data import click_checkout
 
 from patchsmith.cli import main
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "public.jsonl.gz"
 
 RECIPE = """\
 recipe_id: rename-resolve-color-default
@@ -37,21 +36,9 @@ postconditions:
 """
 
 
-def _click_files() -> dict[str, str]:
-    files: dict[str, str] = {}
-    with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            case = json.loads(line)
-            if case["id"].startswith("pypi-click-"):
-                files.update(case["files"])
-    return files
-
-
 @pytest.fixture(name="checkout")
 def _checkout(tmp_path: Path) -> Path:
-    if not CORPUS.is_file():
-        pytest.skip(f"the shared corpus is not at {CORPUS}")
-    for path, text in _click_files().items():
+    for path, text in click_checkout().items():
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

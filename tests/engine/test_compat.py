@@ -72,6 +72,15 @@ class TestDirectlyApplyHunk:
         """Under 10 units of trimmed context that occurs twice is refused."""
         assert compat.directly_apply_hunk("x\nx\n", ["-x\n", "+y\n"]) is None
 
+    def test_threshold_is_ten_units(self) -> None:
+        """9 units that occur twice are refused; 10 are enough (mutant C01 moves the line)."""
+        assert (
+            compat.directly_apply_hunk("012345678\n012345678\n", ["-012345678\n", "+y\n"]) is None
+        )
+        assert "y\n0123456789\n" == compat.directly_apply_hunk(
+            "0123456789\n0123456789\n", ["-0123456789\n", "+y\n"]
+        )
+
     def test_long_repeated_context_replaces_first(self) -> None:
         """Long enough context that occurs twice replaces the first occurrence."""
         content = "0123456789\n0123456789\n"

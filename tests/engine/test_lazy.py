@@ -155,6 +155,109 @@ class TestBareRegion:
 
         assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
 
+    def test_block_under_half_inside_the_file_is_a_region(self) -> None:
+        """Between a third and half of the file, a block placed below its first line is a
+        region (functions of short files are that long)."""
+        block = "".join(f"line {i}\n" for i in range(5, 12)) + "NEW\n" + lines(*range(12, 18))
+
+        result = merged(merge_snippet(FILE, block, "x.py"))
+
+        assert MergeKind.REGION is result.kind
+        assert FILE.replace("line 12\n", "NEW\nline 12\n") == result.text
+
+    def test_block_under_half_from_the_top_is_the_whole_file(self) -> None:
+        """The same length starting at the file's first line reads as a whole file cut off by
+        a length limit (the omission guards then refuse it), never as a region."""
+        block = "".join(f"line {i}\n" for i in range(1, 8)) + "NEW\n" + lines(*range(8, 14))
+
+        assert SnippetMerge(block, MergeKind.WHOLE) == merge_snippet(FILE, block, "x.py")
+
+    def test_block_under_half_without_its_place_is_the_whole_file(self) -> None:
+        """Between a third and half, a block whose ends are not in the file stays a whole file
+        (below a third it is refused as a region)."""
+        block = "".join(f"other {i}\n" for i in range(14))
+
+        assert SnippetMerge(block, MergeKind.WHOLE) == merge_snippet(FILE, block, "x.py")
+
+    def test_block_of_half_the_file_is_the_whole_file(self) -> None:
+        block = "".join(f"line {i}\n" for i in range(5, 19)) + "NEW\n"
+
+        assert MergeKind.WHOLE is merged(merge_snippet(FILE, block, "x.py")).kind
+
+    VERSIONED = (
+        "".join(f"from .m{i} import f{i}\n" for i in range(30)) + '\n__version__ = "8.1.7"\n'
+    )
+
+    def test_region_changing_the_last_line_reaches_the_end(self) -> None:
+        """The file's last line in a close variant: the region runs to the end of the file."""
+        block = 'from .m28 import f28\nfrom .m29 import f29\n\n__version__ = "8.1.8"\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED.replace("8.1.7", "8.1.8") == result.text
+
+    def test_region_appending_at_the_end(self) -> None:
+        block = '\n__version__ = "8.1.7"\n__all__ = []\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED + "__all__ = []\n" == result.text
+
+    def test_region_with_a_new_last_line_unlike_the_files_is_refused(self) -> None:
+        """`del f29` may replace the version line or follow the line above it: refused."""
+        block = "from .m28 import f28\nfrom .m29 import f29\n\ndel f29\n"
+
+        assert (
+            SnippetRefusal.NO_ANCHOR is refused(merge_snippet(self.VERSIONED, block, "x.py")).reason
+        )
+
+    def test_region_ending_before_the_file_does_is_refused(self) -> None:
+        """Two file lines after the region's matching lines: it may end before them."""
+        block = "from .m27 import f27\nfrom .m28 import f28\nfrom .m29 import f29, g\n"
+
+        assert isinstance(merge_snippet(self.VERSIONED, block, "x.py"), SnippetRefused)
+
+    def test_region_holding_the_last_lines_and_appending_reaches_the_end(self) -> None:
+        """It changes a line above and appends one: it holds the file's last two lines, the
+        last unique, so it runs to the end whatever it changed before them."""
+        block = "from .m28 import f28\nfrom .m29 import f29, g29\n"
+        block += '\n__version__ = "8.1.7"\n__all__ = []\n'
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        expected = self.VERSIONED.replace("import f29\n", "import f29, g29\n") + "__all__ = []\n"
+        assert expected == result.text
+
+    def test_region_holding_a_repeated_last_line_is_refused(self) -> None:
+        """The file's last line occurs twice in the file: holding it proves nothing."""
+        text = self.VERSIONED + "pass\npass\n"
+        block = "from .m29 import f29, g29\n\npass\npass\nnew = 1\n"
+
+        assert isinstance(merge_snippet(text, block, "x.py"), SnippetRefused)
+
+    def test_region_changing_the_first_line_reaches_the_start(self) -> None:
+        block = "from .m0 import f0, g0\nfrom .m1 import f1\nfrom .m2 import f2\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert self.VERSIONED.replace("import f0\n", "import f0, g0\n") == result.text
+
+    def test_region_holding_the_first_lines_reaches_the_start(self) -> None:
+        block = "import os\nfrom .m0 import f0\nfrom .m1 import f1\nfrom .m2 import f2, g2\n"
+        block += "from .m3 import f3\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        expected = "import os\n" + self.VERSIONED.replace("import f2\n", "import f2, g2\n")
+        assert expected == result.text
+
+    def test_region_prepending_at_the_start(self) -> None:
+        block = "import os\nfrom .m0 import f0\nfrom .m1 import f1\n"
+
+        result = merged(merge_snippet(self.VERSIONED, block, "x.py"))
+
+        assert "import os\n" + self.VERSIONED == result.text
+
     def test_small_files_take_short_blocks_whole(self) -> None:
         """Under 20 lines a short block is the file's new text, not a region."""
         small = lines(1, 2, 3, 4, 5, 6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given
@@ -59,6 +60,21 @@ class TestAnchors:
         new = ["b\n", "a\n", "c\n"] * 2_000
 
         assert [("replace", 0, 6_000, 0, 6_000)] == line_opcodes(old, new, 1000)
+
+    def test_repeated_lines_between_anchors_join_the_equal_run(self) -> None:
+        """`}` and blank lines between unique lines are equal gaps: one equal run around
+        each change, exactly the changed lines replaced."""
+        old = [x for i in range(3_000) for x in (f"def f{i}() {{", f"  return {i};", "}", "")]
+        new = list(old)
+        new[1] = "  return -1;"
+        new[4 * 2_000 + 1] = "  return -2;"
+        codes = line_opcodes(old, new, 1000)
+
+        assert [("replace", 1, 2, 1, 2), ("replace", 8_001, 8_002, 8_001, 8_002)] == [
+            c for c in codes if c[0] != "equal"
+        ]
+        assert all(a[0] != "equal" or b[0] != "equal" for a, b in pairwise(codes))
+        assert new == rebuilt(old, new, 1000)
 
     @given(
         st.lists(st.sampled_from(["a", "b", "c", "d", "e"]) | st.text(max_size=3), max_size=40),

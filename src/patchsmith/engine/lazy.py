@@ -13,7 +13,12 @@ guessed: every chunk of the snippet merges or none does.
 
 A block without placeholders that is much shorter than a file of 20+ lines is a bare region: it
 is merged as if placeholders stood above and below it (both anchors are then needed),
-so that it replaces one unique stretch instead of the whole file.
+so that it replaces one unique stretch instead of the whole file. Up to a third of the
+file it always is; up to half only when it is placed below the file's first line (a
+cut-off whole file starts there), else it stays the whole file. A region one of whose ends
+is nowhere in the file may reach the file's end (or start): it is placed there only when it
+holds every line from its anchor to that end, but for one close variant of the last (first)
+line.
 
 Where the file parses (a `BlockStructure`, made by the runtime with tree-sitter, is passed
 in; this module never parses), two more things hold. A placeholder indented deeper than the
@@ -27,8 +32,10 @@ parse is refused (`BREAKS_SYNTAX`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Protocol
 
@@ -36,6 +43,8 @@ from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 
 __all__ = [
+    "EDGE_SIMILARITY",
+    "REGION_INNER_FRACTION",
     "REGION_MAX_FRACTION",
     "REGION_MIN_LINES",
     "BlockStructure",
@@ -52,7 +61,17 @@ the bare regions and quoted excerpts measured on the corpora come from files of 
 REGION_MAX_FRACTION = 1 / 3
 """A block without placeholders is read as a region when it has at most this share of the
 file's lines; longer ones are plausibly the whole file. A truncated whole file is cut at
-40% or more of its lines, the bare regions measured on the corpora stay under 15%."""
+40% or more of its lines."""
+REGION_INNER_FRACTION = 1 / 2
+"""A longer block, under this share of the file, is read as a region too when it is placed
+below the file's first line: a whole file cut off by a length limit always starts there.
+Bare regions of other packages' functions reach 49% of short files (the tuning half of
+`bench/gen_region_unmarked.py`, see docs/accuracy.md); refused as whole files, 4% of them
+were lost."""
+
+EDGE_SIMILARITY = 0.8
+"""How alike (difflib's ratio) a bare region's last line must be to the file's last line to be
+read as its new form, when the region reaches the end of the file (likewise the first)."""
 
 
 class MergeKind(StrEnum):
@@ -153,15 +172,25 @@ def merge_snippet(
     if not old.contents:
         return SnippetMerge(snippet, MergeKind.WHOLE)
     marks = set(placeholders_absent_from(new, old.contents, path))
+    # A longer bare block is a region only where no cut-off whole file could be: not at the top.
+    inner_only = False
     if marks:
         chunks = _chunks(new, marks)
         kind = MergeKind.LAZY
-    elif _region_sized(new, old.contents) and region:
+    elif region and _region_sized(new, old.contents, REGION_MAX_FRACTION):
         chunks = [_Chunk(tuple(new), True, True)]
         kind = MergeKind.REGION
+    elif region and _region_sized(new, old.contents, REGION_INNER_FRACTION, strict=True):
+        chunks = [_Chunk(tuple(new), True, True)]
+        kind, inner_only = MergeKind.REGION, True
     else:
         return SnippetMerge(snippet, MergeKind.WHOLE)
     placed = _place(old.contents, chunks, structure)
+    if kind is MergeKind.REGION and isinstance(placed, SnippetRefused):
+        edge = _at_an_edge(old.contents, new)
+        placed = [edge] if edge is not None else placed
+    if inner_only and (isinstance(placed, SnippetRefused) or placed[0].start == 0):
+        return SnippetMerge(snippet, MergeKind.WHOLE)
     if isinstance(placed, SnippetRefused):
         return placed
     merged = _assemble(old, chunks, placed)
@@ -177,8 +206,86 @@ def merge_snippet(
     return SnippetMerge(merged, kind, pinned)
 
 
-def _region_sized(new: Sequence[str], old: Sequence[str]) -> bool:
-    return bool(new) and len(old) >= REGION_MIN_LINES and len(new) <= REGION_MAX_FRACTION * len(old)
+def _region_sized(
+    new: Sequence[str], old: Sequence[str], fraction: float, *, strict: bool = False
+) -> bool:
+    if not new or len(old) < REGION_MIN_LINES:
+        return False
+    return len(new) < fraction * len(old) if strict else len(new) <= fraction * len(old)
+
+
+def _at_an_edge(file: Sequence[str], block: Sequence[str]) -> _Placed | None:
+    """Where a bare region goes that reaches the end (or the start) of the file, when one of
+    its ends is nowhere in the file; None when that reading is not certain.
+
+    A region whose first lines anchor it and whose last line occurs nowhere in the file
+    reaches the file's end when it holds every line from its place to the end, in order,
+    except at most the file's last line, and then only in a close variant (the same
+    indentation, `EDGE_SIMILARITY` alike: `__version__ = "8.1.8"` for `"8.1.7"`); or when it
+    holds the file's last two lines, the last one unique in the file and once in the region
+    (lines after them are appended). A line that is not a variant of the last one may as well
+    be new after a line above it, so the region may end before the file does: that is
+    refused. The start of the file likewise, mirrored.
+    """
+    keys = [_key(line) for line in file]
+    wanted = [_key(line) for line in block]
+    index = _LineIndex(keys)
+    head = _anchor(index, wanted, 1, from_end=False)
+    tail = _anchor(index, wanted, 1, from_end=True)
+    if isinstance(head, tuple) and _missing(tail):
+        start = head[0]
+        rest = keys[start:]
+        same = _common(rest, wanted)
+        if same < len(wanted) and (
+            same == len(rest)
+            or (same == len(rest) - 1 and _variant(rest[-1], wanted[same]))
+            or _holds_the_edge(index, rest, wanted)
+        ):
+            return _Placed(start, len(keys))
+    if isinstance(tail, tuple) and _missing(head):
+        end = tail[0]
+        top = keys[:end][::-1]
+        same = _common(top, wanted[::-1])
+        if same < len(wanted) and (
+            same == len(top)
+            or (same == len(top) - 1 and _variant(top[-1], wanted[-1 - same]))
+            or _holds_the_edge(index, top, wanted[::-1])
+        ):
+            return _Placed(0, end)
+    return None
+
+
+def _holds_the_edge(index: _LineIndex, rest: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Whether the region holds the file's last two lines, the last one unique in the file and
+    once in the region (then the region reaches the end, whatever it changed before them).
+    Both sequences run from the region's anchored end towards the file's edge (`rest`
+    reversed for the start of the file)."""
+    last = rest[-1]
+    if len(rest) < 2 or not last.strip() or index.count(last) != 1 or wanted.count(last) != 1:
+        return False
+    at = wanted.index(last)
+    return at > 0 and wanted[at - 1] == rest[-2]
+
+
+def _missing(found: object) -> bool:
+    return isinstance(found, SnippetRefused) and found.reason is SnippetRefusal.NO_ANCHOR
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> int:
+    same = 0
+    while same < min(len(a), len(b)) and a[same] == b[same]:
+        same += 1
+    return same
+
+
+def _variant(old: str, new: str) -> bool:
+    if (
+        not old.strip()
+        or _indent(old) != _indent(new)
+        or old[: _indent(old)] != new[: _indent(new)]
+    ):
+        return False
+    return SequenceMatcher(None, old.strip(), new.strip()).ratio() >= EDGE_SIMILARITY
 
 
 def _chunks(lines: Sequence[str], marks: set[int]) -> list[_Chunk]:
@@ -215,10 +322,8 @@ def _key(line: str) -> str:
 def _place(
     file: Sequence[str], chunks: Sequence[_Chunk], structure: BlockStructure | None
 ) -> list[_Placed] | SnippetRefused:
-    keys = [_key(line) for line in file]
-    where: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
-        where.setdefault(key, []).append(index)
+    index = _LineIndex([_key(line) for line in file])
+    keys = index.keys
     placed: list[_Placed] = []
     floor = 0
     for number, chunk in enumerate(chunks, start=1):
@@ -226,22 +331,26 @@ def _place(
         start, end, head_size, tail_size = 0, len(keys), 0, 0
         pinned = False
         if chunk.after_placeholder:
-            head = _anchor(keys, where, wanted, number, from_end=False)
-            if isinstance(head, SnippetRefused) and structure is not None and placed:
+            head = _anchor(index, wanted, number, from_end=False)
+            if isinstance(head, _Ambiguous) and structure is not None and placed:
                 by_block = _after_block(keys, chunk, placed[-1].end, head, structure)
                 if by_block is not None:
                     head, pinned = by_block, True
+            if isinstance(head, _Ambiguous):
+                return head.refusal()
             if isinstance(head, SnippetRefused):
                 return head
             start, head_size = head
         if chunk.before_placeholder:
-            tail = _anchor(keys, where, wanted, number, from_end=True)
+            tail = _anchor(index, wanted, number, from_end=True)
+            if isinstance(tail, _Ambiguous):
+                return tail.refusal()
             if isinstance(tail, SnippetRefused):
                 return tail
             end, tail_size = tail
         if head_size + tail_size > len(wanted):
             # The anchors share lines of the chunk: it must then be verbatim in the file.
-            fits = list(keys[start:end]) == wanted
+            fits = keys[start:end] == wanted
         else:
             fits = start + head_size <= end - tail_size
         if start < floor or not fits:
@@ -255,11 +364,72 @@ def _place(
     return placed
 
 
+class _LineIndex:
+    """The file's lines and, for each distinct line, the 0-based places it occurs (ascending).
+
+    Every anchor lookup starts from the rarest line of the lines it has read so far, so
+    its cost follows how often that line occurs, not the file's length.
+    """
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        self.where: dict[str, list[int]] = {}
+        for number, key in enumerate(keys):
+            self.where.setdefault(key, []).append(number)
+
+    def count(self, line: str) -> int:
+        return len(self.where.get(line, ()))
+
+    def starts(
+        self, pattern: Sequence[str], rarest: int, *, floor: int = 0, limit: int | None = None
+    ) -> list[int]:
+        """Where `pattern` occurs (0-based first lines, ascending, at or after `floor`), at most
+        `limit` of them; `rarest` is the offset of its least frequent line."""
+        keys, size = self.keys, len(pattern)
+        wanted = list(pattern)
+        places = self.where.get(pattern[rarest], [])
+        found: list[int] = []
+        for at in range(bisect_left(places, floor + rarest), len(places)):
+            first = places[at] - rarest
+            if first + size <= len(keys) and keys[first : first + size] == wanted:
+                found.append(first)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
+
+
+@dataclass(frozen=True)
+class _Ambiguous:
+    """An anchor that occurs at several places: its lines, the refusal it makes, and a way to
+    list its places from some line on without listing all of them."""
+
+    index: _LineIndex
+    pattern: tuple[str, ...]
+    rarest: int
+    wanted: tuple[str, ...]
+    number: int
+    side: str
+
+    def starts(self, floor: int = 0, limit: int | None = None) -> list[int]:
+        return self.index.starts(self.pattern, self.rarest, floor=floor, limit=limit)
+
+    def refusal(self) -> SnippetRefused:
+        starts = tuple(self.starts())
+        return SnippetRefused(
+            SnippetRefusal.AMBIGUOUS,
+            f"chunk {self.number}'s {self.side} lines occur {len(starts)} times in the file "
+            "and nothing in the snippet tells the places apart",
+            self.wanted,
+            starts,
+            len(self.pattern),
+        )
+
+
 def _after_block(
     keys: Sequence[str],
     chunk: _Chunk,
     stretch: int,
-    refused: SnippetRefused,
+    ambiguous: _Ambiguous,
     structure: BlockStructure,
 ) -> tuple[int, int] | None:
     """Where a chunk after a block-ending placeholder starts, when the file's blocks and the
@@ -272,9 +442,9 @@ def _after_block(
     never placed this way: placeholders in real replies often stand for several blocks at
     once (see docs/decisions/0021), so the end of a block does not say where a new line goes.
     """
-    if not chunk.after_block or refused.reason is not SnippetRefusal.AMBIGUOUS:
+    if not chunk.after_block:
         return None
-    later = [c for c in refused.candidates if c >= stretch]
+    later = ambiguous.starts(floor=stretch, limit=2)
     if len(later) != 1:
         return None
     (start,) = later
@@ -286,63 +456,75 @@ def _after_block(
             continue
         floor = _indent(keys[after])
         if all(not k.strip() or _indent(k) > floor for k in keys[stretch:end]):
-            return start, refused.size
+            return start, len(ambiguous.pattern)
     return None
 
 
 def _anchor(
-    keys: Sequence[str],
-    where: dict[str, list[int]],
+    index: _LineIndex,
     wanted: Sequence[str],
     number: int,
     *,
     from_end: bool,
-) -> tuple[int, int] | SnippetRefused:
+) -> tuple[int, int] | _Ambiguous | SnippetRefused:
     """Where the shortest unique prefix starts (or the shortest unique suffix ends), and its
-    length."""
+    length.
+
+    The prefix (suffix) grows one line at a time. Two places where it occurs are kept as
+    witnesses while they still match; only when one stops matching are places looked up
+    again, from the rarest line read so far, and only until two are found.
+    """
     side = "last" if from_end else "first"
-    if from_end:
-        candidates = [i + 1 for i in where.get(wanted[-1], [])]
-    else:
-        candidates = list(where.get(wanted[0], []))
-    previous: list[int] = []
-    for length in range(1, len(wanted) + 1):
-        if length > 1:
-            previous = candidates
-            if from_end:
-                line = wanted[-length]
-                candidates = [c for c in candidates if c - length >= 0 and keys[c - length] == line]
-            else:
-                line = wanted[length - 1]
-                candidates = [
-                    c
-                    for c in candidates
-                    if c + length <= len(keys) and keys[c + length - 1] == line
-                ]
-        if not candidates and previous:
+    total = len(wanted)
+    rarest, rarest_count = 0, -1
+    witnesses: list[int] = []
+    length = 0
+    for length in range(1, total + 1):
+        # The pattern is wanted[:length] (a head) or wanted[-length:] (a tail); a tail grows
+        # at its front, so the offsets of its lines shift by one at every step.
+        line = wanted[-length] if from_end else wanted[length - 1]
+        if from_end:
+            rarest += 1
+        count = index.count(line)
+        if rarest_count < 0 or count < rarest_count:
+            rarest, rarest_count = (0 if from_end else length - 1), count
+        if from_end:
+            witnesses = [w - 1 for w in witnesses if w >= 1 and index.keys[w - 1] == line]
+        else:
+            witnesses = [
+                w
+                for w in witnesses
+                if w + length <= len(index.keys) and index.keys[w + length - 1] == line
+            ]
+        if len(witnesses) < 2 and rarest_count:
+            pattern = wanted[total - length :] if from_end else wanted[:length]
+            witnesses = index.starts(pattern, rarest, limit=2)
+        elif len(witnesses) < 2:
+            witnesses = []
+        if len(witnesses) == 1:
+            first = witnesses[0]
+            return (first + length if from_end else first), length
+        if not witnesses:
+            if length == 1:
+                return SnippetRefused(
+                    SnippetRefusal.NO_ANCHOR,
+                    f"chunk {number}'s {side} lines do not occur in the file",
+                    tuple(wanted),
+                )
             # The lines kept next to the placeholder occur at several places and the
             # next line (a changed one) tells none of them apart.
-            candidates = previous
-            length -= 1
-            break
-        if not candidates:
-            return SnippetRefused(
-                SnippetRefusal.NO_ANCHOR,
-                f"chunk {number}'s {side} lines do not occur in the file",
-                tuple(wanted),
-            )
-        if len(candidates) == 1:
-            return candidates[0], length
-    else:
-        length = len(wanted)
-    starts = tuple(c - length if from_end else c for c in candidates)
-    return SnippetRefused(
-        SnippetRefusal.AMBIGUOUS,
-        f"chunk {number}'s {side} lines occur {len(candidates)} times in the file and "
-        "nothing in the snippet tells the places apart",
-        tuple(wanted),
-        starts,
-        length,
+            return _ambiguous(index, wanted, length - 1, number, from_end=from_end)
+    return _ambiguous(index, wanted, length, number, from_end=from_end)
+
+
+def _ambiguous(
+    index: _LineIndex, wanted: Sequence[str], length: int, number: int, *, from_end: bool
+) -> _Ambiguous:
+    pattern = tuple(wanted[len(wanted) - length :] if from_end else wanted[:length])
+    counts = [index.count(line) for line in pattern]
+    rarest = counts.index(min(counts))
+    return _Ambiguous(
+        index, pattern, rarest, tuple(wanted), number, "last" if from_end else "first"
     )
 
 

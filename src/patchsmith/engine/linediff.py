@@ -99,7 +99,11 @@ def _middle(old: Sequence[Hashable], new: Sequence[Hashable], budget: list[int])
     i0 = j0 = 0  # the first line of each side not yet in `codes`
     run: tuple[int, int] | None = None  # where the current run of anchors started
     for i, j in (*anchors, (len(old), len(new))):
-        if i > i0 or j > j0:
+        if (i > i0 or j > j0) and old[i0:i] == new[j0:j]:
+            # A gap equal on both sides (repeated lines such as `}` between anchors) joins
+            # the run of equal lines around it; difflib is not asked about it.
+            run = run or (i0, j0)
+        elif i > i0 or j > j0:
             if run is not None:
                 codes.append(("equal", run[0], i0, run[1], j0))
                 run = None

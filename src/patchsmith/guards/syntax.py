@@ -32,6 +32,7 @@ __all__ = [
     "forget_verdicts",
     "language_for",
     "parse_problems",
+    "parse_tree",
     "parser_for",
     "python_error",
 ]
@@ -146,13 +147,28 @@ def parse_problems(path: str, text: str) -> ParseProblems | None:
     known = _VERDICTS.get(key)
     if isinstance(known, ParseProblems):
         return known
+    return _parsed(parser, data, key)[1]
+
+
+def parse_tree(path: str, text: str) -> Node | None:
+    """The syntax tree's root of `text` as the file `path` (`None` without a grammar); its
+    verdict is kept, so `parse_problems` of the same text does not parse it again."""
+    grammar = language_for(path)
+    parser = _parser(grammar) if grammar is not None else None
+    if parser is None or grammar is None:
+        return None
+    data = text.encode("utf-8", "surrogatepass")
+    return _parsed(parser, data, (grammar[0] + "." + grammar[1], _digest(data)))[0]
+
+
+def _parsed(parser: Parser, data: bytes, key: tuple[str, bytes]) -> tuple[Node, ParseProblems]:
     tree = parser.parse(data)
     problems = ParseProblems()
     if tree.root_node.has_error:
         errors, missing, lines, spans = _count(tree.root_node)
         problems = ParseProblems(errors, missing, lines[0] if lines else None, lines, spans)
     _VERDICTS.put(key, problems)
-    return problems
+    return tree.root_node, problems
 
 
 def python_error(text: str) -> str | None:

@@ -40,17 +40,14 @@ class TreeStructure:
     @cached_property
     def _root(self) -> Node | None:
         """The syntax tree's root, or None when the text does not parse cleanly."""
-        from patchsmith.guards.syntax import parser_for, python_error
+        from patchsmith.guards.syntax import parse_tree, python_error
 
-        parser = parser_for(self._path)
-        if parser is None:
-            return None
-        tree = parser.parse(self._text.encode("utf-8", "surrogatepass"))
-        if tree.root_node.has_error:
+        root = parse_tree(self._path, self._text)
+        if root is None or root.has_error:
             return None
         if _is_python(self._path) and python_error(self._text) is not None:
             return None
-        return tree.root_node
+        return root
 
     @cached_property
     def _lines(self) -> list[str]:
