@@ -64,6 +64,7 @@ from patchsmith.proposal import (
 )
 from patchsmith.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.consent import consent
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
@@ -154,7 +155,28 @@ def propose(
     if plan_problems:
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=plan_problems, check=check))
     assert isinstance(rules, Policy) and isinstance(profile_set, ProfileSet)
-    owed = obligations(loaded, profile_set, allow_unverified=allow_unverified, runs=programs)
+    # The plan the runtime makes itself runs only where the repository is trusted; else
+    # what it would prove is not established (a note for hand edits, refused for the
+    # rest), and the refusal says why. A proposal's own plan meets `consent` when it runs.
+    distrust = (
+        consent(workspace.real_root, trust, what="the workspace's verification profiles")
+        if programs and loaded.verification_plan is None
+        else None
+    )
+    why_not = (
+        "the repository is not trusted (`patchsmith trust PATH`, or --trust)"
+        if distrust is not None
+        else "this call runs no repository program unless --verify is given"
+    )
+    owed = obligations(
+        loaded,
+        profile_set,
+        allow_unverified=allow_unverified,
+        runs=programs and distrust is None,
+        why_not=why_not,
+    )
+    if distrust is not None and owed.refusals:
+        owed = replace(owed, refusals=(*owed.refusals, distrust))
     notes = (*rules.loosening_attempts(loaded), *owed.notes)
     if check and not programs and owed.refusals:
         # A dry run that runs nothing writes nothing and claims nothing: what an apply
@@ -223,6 +245,7 @@ def propose(
                 cache=recording,
                 trust=trust,
                 allow_unverified=allow_unverified,
+                implicit=implicit is not None,
             )
         elif planned.verification_plan is not None:
             names = ", ".join(planned.verification_plan.profile_names())

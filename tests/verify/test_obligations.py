@@ -274,3 +274,58 @@ def test_the_repositorys_interpreter_lacks_pytest(
     assert "No module named pytest" in data["errors"][0]["message"]
     assert {c["type"]: c["status"] for c in data["postconditions"]}["TESTS_PASS"] == "error"
     assert before == snapshot_tree(root)
+
+
+class TestTheRuntimesOwnPlan:
+    """`unplanned = "auto"`: the plan the runtime makes is bound by trust, and a profile of
+    it that establishes nothing is a note for a hand edit, a refusal for a rewrite."""
+
+    NO_TESTS = {
+        "calc.py": CALC,
+        # pytest collects nothing here: exit 5, verdict `error`
+        "pyproject.toml": b'[project]\nname = "calc"\n\n[tool.pytest.ini_options]\n'
+        b'python_files = ["check_*.py"]\n',
+    }
+
+    @pytest.mark.parametrize("strategy", ["UNIFIED_DIFF", "HYBRID"])
+    def test_untrusted(
+        self,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch,
+        strategy: str,
+    ) -> None:
+        from patchsmith.runtime import trust
+
+        monkeypatch.delenv(trust.TRUSTED_PATHS_ENV, raising=False)
+        monkeypatch.setenv(trust.CONFIG_ENV, str(tmp_path / "config"))
+        root = make_tree(tmp_path / "repo", self.NO_TESTS)
+        before = snapshot_tree(root)
+
+        code, data = _cli(capsys, root, _write("calc.py", CALC, GREEN, strategy=strategy))
+
+        codes = [e["code"] for e in data["errors"]]
+        if strategy == "UNIFIED_DIFF":
+            assert 0 == code and "applied" == data["status"]
+            assert any("not trusted" in note for note in data["notes"])
+        else:
+            assert 1 == code and before == snapshot_tree(root)
+            assert ["INSUFFICIENT_EVIDENCE", "UNTRUSTED_REPOSITORY"] == codes
+        assert "verification" not in data or not data["verification"]
+
+    @pytest.mark.parametrize("strategy", ["UNIFIED_DIFF", "HYBRID"])
+    def test_a_profile_that_establishes_nothing(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], strategy: str
+    ) -> None:
+        root = make_tree(tmp_path / "repo", self.NO_TESTS)
+        before = snapshot_tree(root)
+
+        code, data = _cli(capsys, root, _write("calc.py", CALC, GREEN, strategy=strategy))
+
+        codes = [e["code"] for e in data["errors"]]
+        if strategy == "UNIFIED_DIFF":
+            assert 0 == code and "applied" == data["status"], codes
+            assert any("not verified" in n and "pytest" in n for n in data["notes"])
+        else:
+            assert 1 == code and before == snapshot_tree(root)
+            assert "VERIFICATION_ERROR" in codes

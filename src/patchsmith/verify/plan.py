@@ -183,6 +183,7 @@ def obligations(
     *,
     allow_unverified: bool = False,
     runs: bool = True,
+    why_not: str = "this call runs no repository program unless --verify is given",
 ) -> Obligations:
     """The plan to run for `proposal`, and what it cannot establish (refused or noted).
 
@@ -192,8 +193,9 @@ def obligations(
     POSTCONDITION_UNVERIFIED, and a minimum no profile reaches is INSUFFICIENT_EVIDENCE
     for AST_TRANSFORM, HYBRID and BUILD_TOOL_GENERATED, a note for the others — unless
     the caller opted out (`allow_unverified`, `[verify] unverified = "note"`).
-    With `runs` false (the call runs no repository program) the plan the runtime would
-    make is not run: what it would have established is judged as not established.
+    With `runs` false (the call runs no repository program, or the repository is not
+    trusted: `why_not` says which) the plan the runtime would make is not run: what it
+    would have established is judged as not established.
     """
     if proposal.verification_plan is not None:
         return Obligations(proposal.verification_plan)
@@ -205,9 +207,7 @@ def obligations(
     unrun = ""
     if plan is not None and not runs:
         unrun = f"the workspace's profiles ({', '.join(plan.profile_names())}) were not run"
-        notes.append(
-            f"not verified: {unrun}; this call runs no repository program unless --verify is given"
-        )
+        notes.append(f"not verified: {unrun}; {why_not}")
         plan = None
     profiles = [p for n in (plan.profile_names() if plan else ()) if (p := profile_set.get(n))]
     reached = plan_level(plan, profiles) if plan is not None else EvidenceLevel.SYNTAX
@@ -316,6 +316,7 @@ def plan_verifier(
     cache: bool = True,
     trust: bool | None = None,
     allow_unverified: bool = False,
+    implicit: bool = False,
 ) -> Verifier:
     """The verifier `review_and_commit` runs on the staged changes.
 
@@ -323,6 +324,8 @@ def plan_verifier(
     `trust` is `verify_changes`' (an untrusted repository runs nothing: the report's
     UNTRUSTED_REPOSITORY refuses the change); `allow_unverified` lets a profile `error`
     or an unestablished postcondition through with a note instead of refusing.
+    `implicit`: the plan is the runtime's own (`unplanned = "auto"`), not the proposal's:
+    for a hand edit, a profile that established nothing is a note (ADR 0030).
     """
     plan = proposal.verification_plan
     assert plan is not None  # only made for proposals with a plan
@@ -340,7 +343,7 @@ def plan_verifier(
             cache=cache,
             trust=trust,
         )
-        return _verdict(proposal, plan, profile_set, report, top, loose=loose)
+        return _verdict(proposal, plan, profile_set, report, top, loose=loose, implicit=implicit)
 
     return run
 
@@ -353,14 +356,22 @@ def _verdict(
     top: int,
     *,
     loose: bool,
+    implicit: bool = False,
 ) -> AttemptVerdict:
     failures: list[PatchFailure] = list(report.errors)
     unestablished: list[PatchFailure] = []
+    # The runtime's own plan for a hand edit (DIRECT_FILE_EDIT, UNIFIED_DIFF) owes no
+    # evidence the proposal did not ask for: a profile that established nothing is said,
+    # as a workspace without profiles is (ADR 0030); what the proposal expects still binds.
+    soft = (
+        implicit and proposal.strategy not in _REFUSED_UNPLANNED and not expected_checks(proposal)
+    )
+    unproven: list[PatchFailure] = []
     for outcome in report.outcomes:
         if outcome.verdict is Verdict.FAILED:
             failures.append(_broken(outcome, top))
         elif outcome.verdict is Verdict.ERROR:
-            unestablished.append(_errored(outcome, top))
+            (unproven if soft else unestablished).append(_errored(outcome, top))
     results = tuple(_decide(kind, report) for kind in expected_checks(proposal))
     failures.extend(
         PatchFailure(
@@ -377,12 +388,13 @@ def _verdict(
         if r.status in (ConditionStatus.ERROR, ConditionStatus.NOT_CHECKED)
     )
     required = profile_set.required_level(proposal.strategy, high_risk=proposal.risk is Risk.HIGH)
-    if not failures and not unestablished and report.level < required:
+    if not failures and not unestablished and not unproven and report.level < required:
         failures.append(_insufficient(proposal, required, report.level, "the runs proved less"))
     notes: list[str] = [
         f"verified ({report.level.label}): "
         + ", ".join(f"{o.profile} {o.verdict.value}" for o in report.outcomes)
     ]
+    notes.extend(f"not verified: {f.message}" for f in unproven)
     if failures and plan.keep_on_failure:
         notes.append("kept although verification failed: the plan says keep_on_failure")
     if unestablished and loose:
