@@ -99,6 +99,11 @@ def usable_bwrap() -> str | None:
         return None
     true = shutil.which("true") or "/bin/true"
     argv = bwrap_argv(bwrap, [true], SandboxSpec(writable=()), cwd=Path("/"))
+    return bwrap if _succeeds(argv) else None
+
+
+def _succeeds(argv: list[str]) -> bool:
+    """Whether a probe command runs to exit 0 within the probe's time."""
     try:
         done = subprocess.run(
             argv,
@@ -109,8 +114,8 @@ def usable_bwrap() -> str | None:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return None
-    return bwrap if done.returncode == 0 else None
+        return False
+    return done.returncode == 0
 
 
 @functools.cache
@@ -128,19 +133,7 @@ def layers_supported() -> bool:
         target.mkdir()
         true = shutil.which("true") or "/bin/true"
         spec = SandboxSpec(writable=(Path(scratch),), layered=((source, target),))
-        argv = bwrap_argv(bwrap, [true], spec, cwd=Path("/"), layers=True)
-        try:
-            done = subprocess.run(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=_PROBE_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-    return done.returncode == 0
+        return _succeeds(bwrap_argv(bwrap, [true], spec, cwd=Path("/"), layers=True))
 
 
 def sandbox_kind() -> SandboxKind:
