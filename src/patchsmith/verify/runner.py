@@ -9,7 +9,8 @@ from pathlib import Path
 
 from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
-from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec
+from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, sandbox_kind
+from patchsmith.runtime.watch import changed, fingerprint
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of, parse_output
 from patchsmith.verify.parsers.pytest_junit import collected_files
 from patchsmith.verify.profiles import REPORT_PLACEHOLDER, Profile
@@ -43,6 +44,7 @@ def run_profile(
     *,
     targets: Sequence[str] = (),
     timeout_s: float | None = None,
+    watch: Path | None = None,
 ) -> Evidence:
     """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises.
 
@@ -50,9 +52,14 @@ def run_profile(
     version.
     The run is sandboxed (runtime/sandbox.py): only `tree` and the report's folder are
     writable (a dependency folder bound into a copy takes writes in a throw-away layer),
-    the network is off unless the profile says `network = true`.
+    the network is off unless the profile says `network = true`. Where no sandbox can
+    be made, `watch` (the real workspace) is fingerprinted before and after: a tool that
+    wrote into it by absolute path makes the run's verdict `error`.
     """
     cwd = tree / profile.cwd
+    before = (
+        fingerprint(watch) if watch is not None and sandbox_kind() is SandboxKind.NONE else None
+    )
     version = tool_version(
         profile.argv, cwd, env_allow=profile.allowed_env(), env_set=profile.set_env
     )
@@ -79,6 +86,15 @@ def run_profile(
     )
     failures = parse_output(profile.parser, data)
     verdict, reason = run_verdict(profile, result, data, failures, timeout_s=timeout_s)
+    if before is not None and watch is not None:
+        wrote = changed(before, fingerprint(watch))
+        if wrote:
+            shown = ", ".join(wrote[:5]) + (f" and {len(wrote) - 5} more" if len(wrote) > 5 else "")
+            verdict = Verdict.ERROR
+            reason = (
+                f"the tool changed the real workspace, not only its private copy ({shown}); "
+                "with no sandbox (sandbox: none) nothing it established is trusted"
+            )
     if not result.ok and not failures:
         failures = [_exit_failure(name, profile, result)]
     collected = collected_files(data) if profile.parser is ParserName.PYTEST else ()
