@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.sandboxing import take_bwrap_away
-from tests.verify.conftest import CALC
+from tests.verify.conftest import CALC, git_commit_all
 from tests.workspace_snapshot import make_tree
 
 import patchsmith.cli
@@ -72,15 +72,37 @@ def test_a_tool_writing_only_its_copy_still_passes(project: Path) -> None:
 
 
 def test_the_cli_verify_fails_with_the_reason(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _writes_into(project, ".git/hooks/post-checkout")
+    """`patchsmith verify` against HEAD: the base run, on an export, wrote into the real tree."""
+    take_bwrap_away(monkeypatch)
+    project = make_tree(tmp_path / "cli", {"pkg/__init__.py": b"", "pkg/calc.py": CALC})
+    _writes_into(project, "pkg/planted.py")
+    git_commit_all(project)
 
     code = patchsmith.cli.main(["verify", "tests", "-C", str(project), "--json"])
     out = capsys.readouterr().out
 
     assert 0 != code
     assert "changed the real workspace" in out
+    assert "pkg/planted.py" in out
+
+
+def test_the_cli_verify_changed_run_may_write_its_own_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`patchsmith verify` runs the changed side in the workspace itself: its writes there
+    (caches, reports) are the tool's own, not a write past a copy."""
+    take_bwrap_away(monkeypatch)
+    project = make_tree(tmp_path / "own", {"pkg/__init__.py": b""})
+    (project / "patchsmith.toml").write_bytes(
+        _profile("import pathlib; pathlib.Path('cache.txt').write_text('x')")
+    )
+
+    code = patchsmith.cli.main(["verify", "tests", "-C", str(project), "--json"])
+    out = capsys.readouterr().out
+
+    assert 0 == code, out
 
 
 def test_a_proposal_is_refused(project: Path) -> None:
