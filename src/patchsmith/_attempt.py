@@ -317,12 +317,17 @@ class Attempt:
     proposal_json: str | None = None
     base_commit: str | None = None
     created_at: str = field(default_factory=_now)
+    forbidden: tuple[str, ...] = ()
+    """The policy's forbidden patterns: a refusal shows nothing of those files."""
 
     def finish(
         self, report: ApplyReport, changes: Sequence[FileChange] = (), staged_diff: str = ""
     ) -> ApplyReport:
         """`report`, settled, with the id of its new audit record (or, if the store fails,
         an IO_ERROR). Settling makes its counts and hints say what was really written."""
+        from patchsmith.runtime.withheld import withhold_forbidden
+
+        report = withhold_forbidden(report, self.forbidden, self.state_root)
         report = replace(report, errors=_with_current_hashes(report.errors, self.state_root))
         report = report.settled()
         if not self.record or self.state_root is None:
@@ -410,11 +415,13 @@ class _Inputs:
         )
 
 
-# Failures whose `file` may name a place outside the workspace: never read those.
+# Failures whose `file` may name a place outside the workspace, or a forbidden file
+# (whose hash would let a short secret be guessed offline): never read those.
 _UNSAFE_PATH_CODES = {
     FailureCode.PATH_OUTSIDE_WORKSPACE,
     FailureCode.SYMLINK_ESCAPE,
     FailureCode.STATE_DIR_UNSAFE,
+    FailureCode.FORBIDDEN_PATH,
 }
 
 

@@ -74,6 +74,7 @@ def apply(
         unsupported_modes,
     )
     from patchsmith.guards import GuardContext
+    from patchsmith.runtime.withheld import forbidden_patterns
     from patchsmith.store import AttemptKind
 
     workspace = open_workspace(root, check=check)
@@ -90,6 +91,7 @@ def apply(
         proposal_id=f"sha256:{digest[:16]}",
         input_text=model_output,
         base_commit=head_commit(workspace.real_root),
+        forbidden=forbidden_patterns(rules),
     )
     blocked = not_ready(workspace, rules)
     if blocked or isinstance(rules, PatchFailure):

@@ -241,6 +241,7 @@ def write_file(
         should_record,
     )
     from patchsmith.guards import GuardContext
+    from patchsmith.runtime.withheld import forbidden_patterns
     from patchsmith.store import AttemptKind
 
     workspace = open_workspace(root, check=check)
@@ -255,6 +256,7 @@ def write_file(
         record=should_record(record, rules),
         proposal_id=f"write:{path}",
         input_text=reason,
+        forbidden=forbidden_patterns(rules),
     )
     blocked = not_ready(workspace, rules)
     if blocked or isinstance(rules, PatchFailure):

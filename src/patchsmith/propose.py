@@ -68,6 +68,7 @@ from patchsmith.runtime.consent import consent
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
+from patchsmith.runtime.withheld import forbidden_patterns
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
 from patchsmith.verify.plan import check_plan, obligations, plan_verifier
@@ -143,6 +144,7 @@ def propose(
         attempt_no=loaded.attempt_no,
         proposal_json=loaded.model_dump_json(),
         base_commit=head_commit(workspace.real_root),
+        forbidden=forbidden_patterns(rules, *loaded.forbidden_files),
     )
     scripts = _parse_patches(loaded)
     early = _early_refusal(workspace, rules, loaded, scripts)

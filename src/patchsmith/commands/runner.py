@@ -19,7 +19,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,15 +34,13 @@ from patchsmith.runtime.sandbox import (
     sandbox_kind,
     sandbox_unavailable,
 )
+from patchsmith.runtime.watch import SKIPPED_DIRS, Fingerprint, walk_files
+from patchsmith.runtime.watch import fingerprint as _fingerprint
 
 __all__ = ["CommandRun", "GeneratedFile", "run_profile", "summarise_output"]
 
-SKIPPED_DIRS = frozenset({".git", ".patchsmith"})
-"""Never copied into the scratch area, never compared: version control and our records."""
-
-GIT_WATCHED = ("config", "hooks", "info")
-"""What of the real `.git/` is watched while a command runs: what could make git run
-code later (hooks, config) or hide files (info/exclude)."""
+# SKIPPED_DIRS (`.git/`, `.patchsmith/`) are never copied into the scratch area, never
+# compared; the real workspace's fingerprint watches `.git`'s hooks, config and info.
 
 SCRATCH_ENTRIES = frozenset({"work", "home", "tmp"})
 """What the scratch area holds; anything else appearing there was written outside the copy."""
@@ -196,9 +194,7 @@ def run_profile(
     return _with_real_check(root, before_real, run)
 
 
-def _with_real_check(
-    root: Path, before: dict[str, tuple[int, int, int]], run: CommandRun
-) -> CommandRun:
+def _with_real_check(root: Path, before: Fingerprint, run: CommandRun) -> CommandRun:
     """`run`, refused when the real workspace changed while it ran (every process is gone:
     `run_process` returns only after its whole tree was killed)."""
     if _fingerprint(root) == before:
@@ -342,17 +338,9 @@ def _lay_over(work: Path, overlay: Mapping[str, bytes | None]) -> None:
         target.write_bytes(data)
 
 
-def _walk(base: Path) -> Iterator[tuple[str, Path]]:
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
-        for filename in sorted(filenames):
-            full = Path(dirpath) / filename
-            yield full.relative_to(base).as_posix(), full
-
-
 def _snapshot(base: Path) -> Snapshot:
     found: Snapshot = {}
-    for relative, full in _walk(base):
+    for relative, full in walk_files(base):
         info = full.lstat()
         if stat.S_ISREG(info.st_mode):
             found[relative] = (full.read_bytes(), stat.S_IMODE(info.st_mode))
@@ -386,29 +374,6 @@ def _changes(before: Snapshot, after: Snapshot) -> dict[str, tuple[bytes | None,
             continue
         changed[path] = (None, None) if new is None else new
     return changed
-
-
-def _fingerprint(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Size, mtime and mode of every file of the real workspace, and of `.git`'s hooks,
-    config and info: a change while a command ran means it wrote there by absolute path."""
-    found: dict[str, tuple[int, int, int]] = {}
-    entries = list(_walk(root))
-    git = root / ".git"
-    if git.is_file() or git.is_symlink():
-        entries.append((".git", git))
-    elif git.is_dir():
-        for name in GIT_WATCHED:
-            watched = git / name
-            if watched.is_dir():
-                entries.extend((f".git/{name}/{rel}", full) for rel, full in _walk(watched))
-            entries.append((f".git/{name}", watched))
-    for relative, full in entries:
-        try:
-            info = full.lstat()
-        except OSError:
-            continue
-        found[relative] = (info.st_size, info.st_mtime_ns, info.st_mode)
-    return found
 
 
 def _remove(scratch: Path) -> None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import tempfile
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
-from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec
+from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, sandbox_kind
+from patchsmith.runtime.watch import changed, fingerprint
+from patchsmith.verify.editable import copy_import_paths
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of, parse_output
 from patchsmith.verify.parsers.pytest_junit import collected_files
 from patchsmith.verify.profiles import REPORT_PLACEHOLDER, Profile
@@ -43,6 +47,7 @@ def run_profile(
     *,
     targets: Sequence[str] = (),
     timeout_s: float | None = None,
+    real_root: Path | None = None,
 ) -> Evidence:
     """Run `profile` in `tree` (its `cwd` below it), `targets` appended; never raises.
 
@@ -50,12 +55,19 @@ def run_profile(
     version.
     The run is sandboxed (runtime/sandbox.py): only `tree` and the report's folder are
     writable (a dependency folder bound into a copy takes writes in a throw-away layer),
-    the network is off unless the profile says `network = true`.
+    the network is off unless the profile says `network = true`. `real_root` is the
+    workspace `tree` copies (ignored when `tree` is that workspace): where no sandbox
+    can be made it is fingerprinted before and after, and a tool that wrote into it by
+    absolute path makes the verdict `error`; an editable install in its virtualenv is
+    pointed at the copy (verify/editable.py).
     """
     cwd = tree / profile.cwd
-    version = tool_version(
-        profile.argv, cwd, env_allow=profile.allowed_env(), env_set=profile.set_env
-    )
+    if real_root is not None and tree.resolve() == real_root.resolve():
+        real_root = None  # `patchsmith verify`'s changed run: the workspace is the tree
+    watched = real_root is not None and sandbox_kind() is SandboxKind.NONE
+    before = fingerprint(real_root) if watched and real_root is not None else None
+    env_set = _env_for(profile, tree, real_root)
+    version = tool_version(profile.argv, cwd, env_allow=profile.allowed_env(), env_set=env_set)
     with tempfile.TemporaryDirectory(prefix="patchsmith-report-") as scratch:
         report_path = Path(scratch) / "report"
         argv = [arg.replace(REPORT_PLACEHOLDER, str(report_path)) for arg in profile.argv]
@@ -65,7 +77,7 @@ def run_profile(
             cwd=cwd,
             timeout_s=timeout_s or profile.timeout_seconds,
             env_allow=profile.allowed_env(),
-            env_set=profile.set_env,
+            env_set=env_set,
             sandbox=_sandbox(tree, Path(scratch), network=profile.network),
         )
         report = _read_report(report_path)
@@ -79,6 +91,15 @@ def run_profile(
     )
     failures = parse_output(profile.parser, data)
     verdict, reason = run_verdict(profile, result, data, failures, timeout_s=timeout_s)
+    if before is not None and real_root is not None:
+        wrote = changed(before, fingerprint(real_root))
+        if wrote:
+            shown = ", ".join(wrote[:5]) + (f" and {len(wrote) - 5} more" if len(wrote) > 5 else "")
+            verdict = Verdict.ERROR
+            reason = (
+                f"the tool changed the real workspace, not only its private copy ({shown}); "
+                "with no sandbox (sandbox: none) nothing it established is trusted"
+            )
     if not result.ok and not failures:
         failures = [_exit_failure(name, profile, result)]
     collected = collected_files(data) if profile.parser is ParserName.PYTEST else ()
@@ -101,6 +122,21 @@ def run_profile(
         collected=collected,
         sandbox=None if result.sandbox is None else result.sandbox.value,
     )
+
+
+def _env_for(profile: Profile, tree: Path, real_root: Path | None) -> dict[str, str]:
+    """The profile's `set_env`, with the copy's folders first on `PYTHONPATH` where an
+    editable install would import the real workspace's package instead."""
+    if real_root is None:
+        return dict(profile.set_env)
+    paths = copy_import_paths(real_root, tree)
+    if not paths:
+        return dict(profile.set_env)
+    existing = profile.set_env.get("PYTHONPATH")
+    if existing is None and any(fnmatchcase("PYTHONPATH", p) for p in profile.allowed_env()):
+        existing = os.environ.get("PYTHONPATH")
+    entries = [str(p.resolve()) for p in paths] + ([existing] if existing else [])
+    return {**profile.set_env, "PYTHONPATH": os.pathsep.join(entries)}
 
 
 def _sandbox(tree: Path, scratch: Path, *, network: bool) -> SandboxSpec:

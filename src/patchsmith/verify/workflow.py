@@ -244,12 +244,25 @@ def _verify_one(
     if targets:
         changed_runs.append(
             run_profile(
-                name, profile, changed_tree, RunSide.TARGETED, targets=targets, timeout_s=timeout_s
+                name,
+                profile,
+                changed_tree,
+                RunSide.TARGETED,
+                targets=targets,
+                timeout_s=timeout_s,
+                real_root=real_root,
             )
         )
     if full or not targets:
         changed_runs.append(
-            run_profile(name, profile, changed_tree, RunSide.CHANGED, timeout_s=timeout_s)
+            run_profile(
+                name,
+                profile,
+                changed_tree,
+                RunSide.CHANGED,
+                timeout_s=timeout_s,
+                real_root=real_root,
+            )
         )
     base_failures = base_run.failures if base_run is not None else ()
     judged: list[Evidence] = []
@@ -388,7 +401,7 @@ def _base_run(
     tree = base_tree()
     if tree is None:
         return None
-    run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s)
+    run = run_profile(name, profile, tree, RunSide.BASE, timeout_s=timeout_s, real_root=real_root)
     if cache and run.verdict is not Verdict.ERROR:
         write_cached(key, run)  # a run that established nothing is tried again
     return run

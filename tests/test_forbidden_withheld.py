@@ -1,0 +1,162 @@
+"""A refused edit of a forbidden file shows nothing of it: no lines, likeness or hash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import patchsmith
+import patchsmith.cli
+from patchsmith.direct import write_file
+from patchsmith.errors import FailureCode
+from patchsmith.propose import propose
+
+SECRET = "hunter2secretvalue"
+ENV = f"API_KEY={SECRET}\nDB=postgres://u:p@h/db\nMODE=dev\nOTHER=1\n"
+POLICY = '[policy]\nforbidden = [".env"]\n'
+
+
+def hunk(old_db: str) -> str:
+    return (
+        "--- a/.env\n+++ b/.env\n@@ -1,3 +1,3 @@\n"
+        f" API_KEY={SECRET}\n-DB={old_db}\n+DB=elsewhere\n MODE=dev\n"
+    )
+
+
+@pytest.fixture(name="root")
+def _root(tmp_path: Path) -> Path:
+    (tmp_path / ".env").write_text(ENV)
+    (tmp_path / "patchsmith.toml").write_text(POLICY)
+    (tmp_path / "app.py").write_text("x = 1\n")
+    return tmp_path
+
+
+def cli_json(root: Path, capsys: pytest.CaptureFixture[str], patch: str) -> dict[str, object]:
+    (root.parent / "p.diff").write_text(patch)
+    code = patchsmith.cli.main(["apply", str(root.parent / "p.diff"), "-C", str(root), "--json"])
+    out = capsys.readouterr().out
+    assert code != 0
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def bare(error: object) -> None:
+    assert isinstance(error, dict)
+    assert error["code"] == "FORBIDDEN_PATH"
+    assert error["file"] == ".env"
+    assert error["excerpt"] is None
+    assert error["current_sha256"] is None
+    assert error["hunk"] is None
+    for key in ("similarity", "lookalikes", "candidates"):
+        assert key not in error
+
+
+def test_cli_refusal_of_a_mismatched_edit_shows_nothing_of_the_file(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = cli_json(root, capsys, hunk("postgres://u:p@h/dbX"))
+
+    assert data["status"] == "refused"
+    errors = data["errors"]
+    assert isinstance(errors, list) and len(errors) == 1
+    bare(errors[0])
+    text = json.dumps(data)
+    assert "postgres" not in text and "MODE=dev" not in text and "similar" not in text
+    assert (root / ".env").read_text() == ENV
+
+
+def test_a_located_and_a_mismatched_edit_are_refused_alike(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whether a guessed line is in the file cannot be told from the refusal."""
+    located = cli_json(root, capsys, hunk("postgres://u:p@h/db"))
+    missed = cli_json(root, capsys, hunk("mysql://guess"))
+
+    assert located["errors"] == missed["errors"]
+    assert located["files"] == missed["files"]
+
+
+def test_api_ambiguous_edit_names_no_places(root: Path) -> None:
+    (root / ".env").write_text("A=1\nA=1\nA=1\n")
+    report = patchsmith.apply("--- a/.env\n+++ b/.env\n@@\n-A=1\n+A=2\n", root)
+
+    assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
+    error = report.errors[0]
+    assert (error.excerpt, error.similarity, error.candidates, error.lookalikes) == (
+        None,
+        None,
+        (),
+        (),
+    )
+    assert "A=1" not in report.feedback()
+    assert all(not f.placements for f in report.files)
+
+
+def test_write_file_neither_confirms_content_nor_tells_its_hash(root: Path) -> None:
+    same = write_file(root, ".env", ENV, None, "guess", allow_create=True)
+    stale = write_file(root, ".env", "X=1\n", "ab" * 32, "guess")
+
+    for report in (same, stale):
+        assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
+        assert report.errors[0].current_sha256 is None
+        assert "sha256" not in report.errors[0].message
+    assert same.errors == stale.errors
+
+
+def test_a_link_to_a_forbidden_file_is_withheld_too(root: Path) -> None:
+    (root / "settings").symlink_to(".env")
+    patch = hunk("nope").replace("a/.env", "a/settings").replace("b/.env", "b/settings")
+    report = patchsmith.apply(patch, root)
+
+    assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
+    assert report.errors[0].excerpt is None
+    assert SECRET not in report.feedback()
+
+
+def test_partial_writes_the_rest_and_withholds_the_forbidden_file(root: Path) -> None:
+    patch = hunk("nope") + "--- a/app.py\n+++ b/app.py\n@@\n-x = 1\n+x = 2\n"
+    report = patchsmith.apply(patch, root, partial=True)
+
+    assert report.status.value == "partial"
+    assert (root / "app.py").read_text() == "x = 2\n"
+    assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
+    assert report.errors[0].excerpt is None
+
+
+def test_a_proposals_forbidden_files_are_withheld(tmp_path: Path) -> None:
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "key.txt").write_text(f"token = {SECRET}\n")
+    proposal = {
+        "proposal_id": "p-1",
+        "run_id": "r-1",
+        "attempt_no": 1,
+        "strategy": "HYBRID",
+        "objective": "o",
+        "rationale": "r",
+        "risk": "LOW",
+        "forbidden_files": ["secrets/**"],
+        "operations": [
+            {
+                "type": "patch",
+                "format": "udiff",
+                "text": "--- a/secrets/key.txt\n+++ b/secrets/key.txt\n@@\n"
+                "-token = guess\n+token = new\n",
+            }
+        ],
+    }
+    report = propose(proposal, tmp_path, check=True)
+
+    assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
+    assert SECRET not in json.dumps(report.to_json())
+
+
+def test_with_the_guard_off_the_excerpt_is_shown(root: Path) -> None:
+    """Both sides: without the forbidden_paths guard the file is an ordinary one."""
+    (root / "patchsmith.toml").write_text(POLICY + "[policy.guards]\nforbidden_paths = false\n")
+    report = patchsmith.apply(hunk("nope"), root)
+
+    assert report.errors[0].code is FailureCode.PATCH_CONTEXT_MISMATCH
+    assert report.errors[0].excerpt is not None and "MODE=dev" in report.errors[0].excerpt
