@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from tests.verify.conftest import CALC
@@ -280,7 +280,7 @@ class TestTheRuntimesOwnPlan:
     """`unplanned = "auto"`: the plan the runtime makes is bound by trust, and a profile of
     it that establishes nothing is a note for a hand edit, a refusal for a rewrite."""
 
-    NO_TESTS = {
+    NO_TESTS: ClassVar[dict[str, bytes]] = {
         "calc.py": CALC,
         # pytest collects nothing here: exit 5, verdict `error`
         "pyproject.toml": b'[project]\nname = "calc"\n\n[tool.pytest.ini_options]\n'
