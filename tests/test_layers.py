@@ -27,6 +27,7 @@ def _layer(module: str) -> str:
     if first in (
         "runtime",
         "guards",
+        "model",
         "policy",
         "_policy_schema",
         "proposal",

@@ -21,7 +21,7 @@ from patchsmith import apply, propose, write_file
 from patchsmith.cli import main
 from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 FUNCS = (
     "".join(
@@ -321,7 +321,7 @@ class TestStructure:
     ) -> None:
         """A lazy merge that leaves a clean file unparsable is SYNTAX_ERROR, with the merged
         text around the problem, even with the syntax guard switched off."""
-        from patchsmith.policy import GuardSwitches, Policy
+        from patchsmith.model.policy import GuardSwitches, Policy
 
         root = self._root(tmp_path)
         before = snapshot_tree(root)

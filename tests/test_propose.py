@@ -18,7 +18,7 @@ import patchsmith.cli
 from patchsmith import PatchProposal, Policy, propose
 from patchsmith.conditions import ConditionStatus
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 from patchsmith.store import AttemptKind, Store
 
 USERS = b"def normalise(name):\n    return name\n"

@@ -37,6 +37,16 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.model.policy import Policy
+    from patchsmith.model.proposal import PatchProposal
+    from patchsmith.model.report import (
+        ApplyReport,
+        ApplyStatus,
+        ApplyWarning,
+        FileReport,
+        HunkPlacement,
+        WarningCode,
+    )
     from patchsmith.pipeline.budget import Budget
     from patchsmith.pipeline.freeze import FrozenCandidate, freeze
     from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
@@ -45,17 +55,7 @@ if TYPE_CHECKING:
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
-    from patchsmith.policy import Policy
-    from patchsmith.proposal import PatchProposal
     from patchsmith.propose import propose
-    from patchsmith.report import (
-        ApplyReport,
-        ApplyStatus,
-        ApplyWarning,
-        FileReport,
-        HunkPlacement,
-        WarningCode,
-    )
 
 __all__ = [
     "Action",
@@ -123,31 +123,31 @@ __version__ = "0.1.0"
 # the guards, pydantic or SQLite). See docs/decisions/0022.
 _LAZY = {
     "Action": "patchsmith.formats.script",
-    "ApplyReport": "patchsmith.report",
-    "ApplyStatus": "patchsmith.report",
-    "ApplyWarning": "patchsmith.report",
+    "ApplyReport": "patchsmith.model.report",
+    "ApplyStatus": "patchsmith.model.report",
+    "ApplyWarning": "patchsmith.model.report",
     "EditFormat": "patchsmith.formats.script",
     "EditScript": "patchsmith.formats.script",
     "EngineOptions": "patchsmith.engine.model",
     "FailureCode": "patchsmith.errors",
     "FileEdit": "patchsmith.formats.script",
-    "FileReport": "patchsmith.report",
+    "FileReport": "patchsmith.model.report",
     "FileView": "patchsmith.direct",
     "HunkOutcome": "patchsmith.engine.model",
-    "HunkPlacement": "patchsmith.report",
+    "HunkPlacement": "patchsmith.model.report",
     "HunkResult": "patchsmith.engine.model",
     "Mode": "patchsmith.engine.model",
     "PartialApplyError": "patchsmith.errors",
     "PatchFailure": "patchsmith.errors",
-    "PatchProposal": "patchsmith.proposal",
+    "PatchProposal": "patchsmith.model.proposal",
     "PatchRefused": "patchsmith.errors",
     "PatchsmithError": "patchsmith.errors",
-    "Policy": "patchsmith.policy",
+    "Policy": "patchsmith.model.policy",
     "Recipe": "patchsmith.codemod",
     "RecipeReport": "patchsmith.codemod",
     "ToolDefinition": "patchsmith.formats.tools",
     "ToolFlavor": "patchsmith.formats.tools",
-    "WarningCode": "patchsmith.report",
+    "WarningCode": "patchsmith.model.report",
     "apply": "patchsmith.api",
     "apply_hunks": "patchsmith.engine",
     "apply_hunks_strict": "patchsmith.engine",

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
-from patchsmith.policy import Policy, default_policy, load_policy
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.policy import Policy, default_policy, load_policy
+from patchsmith.model.report import ApplyReport, ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
@@ -39,7 +39,7 @@ from patchsmith.store import GuardDecision as StoredDecision
 if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
     from patchsmith.conditions import ConditionResult
-    from patchsmith.evidence import Evidence
+    from patchsmith.model.evidence import Evidence
 
 __all__ = [
     "ADHOC_RUN_ID",

@@ -12,12 +12,12 @@ from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import EditFormat
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.intake import StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
 
 if TYPE_CHECKING:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
 __all__ = ["apply"]
 

@@ -20,8 +20,8 @@ from patchsmith.guards.budgets import changed_lines
 from patchsmith.guards.scope import ForbiddenPathGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
-from patchsmith.policy import Policy, matches
-from patchsmith.proposal import (
+from patchsmith.model.policy import Policy, matches
+from patchsmith.model.proposal import (
     BaseCommitMatch,
     DiffMaxFiles,
     DiffMaxLines,

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
 __all__ = ["FileView", "StagedWrite", "read_file", "stage_write", "write_file"]
 

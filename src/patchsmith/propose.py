@@ -46,12 +46,12 @@ from patchsmith.conditions import (
 from patchsmith.direct import stage_write
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import Evidence
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
-from patchsmith.policy import Policy, StrategyCheck
-from patchsmith.proposal import (
+from patchsmith.model.evidence import Evidence
+from patchsmith.model.policy import Policy, StrategyCheck
+from patchsmith.model.proposal import (
     AstTransformOperation,
     CommandOperation,
     DirectWriteOperation,
@@ -62,7 +62,7 @@ from patchsmith.proposal import (
     strategy_mismatches,
     unsupported_operations,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
+from patchsmith.model.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME

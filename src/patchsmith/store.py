@@ -47,7 +47,7 @@ from patchsmith.runtime.statedir import (
 )
 
 if TYPE_CHECKING:
-    from patchsmith.evidence import Evidence
+    from patchsmith.model.evidence import Evidence
 
 __all__ = [
     "DB_FILE_NAME",
@@ -1234,7 +1234,7 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
 
 
 def _evidence(text: str) -> Evidence:
-    from patchsmith.evidence import Evidence  # read back only when a record holds some
+    from patchsmith.model.evidence import Evidence  # read back only when a record holds some
 
     try:
         return Evidence.loads(text)

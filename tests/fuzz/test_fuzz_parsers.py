@@ -20,8 +20,8 @@ from patchsmith.errors import PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.registry import parser_for
 from patchsmith.formats.script import EditFormat, EditScript
-from patchsmith.proposal import PatchProposal, load_proposal
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.proposal import PatchProposal, load_proposal
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 FRAGMENTS = (
     "--- a/a.py",

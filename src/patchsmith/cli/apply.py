@@ -17,10 +17,10 @@ from patchsmith.cli._output import (
 )
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 if TYPE_CHECKING:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
 __all__ = ["add_record_option", "edit_format", "print_report", "register", "run"]
 
@@ -170,7 +170,7 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
     }
     if not off:
         return None
-    from patchsmith.policy import load_policy
+    from patchsmith.model.policy import load_policy
 
     rules = load_policy(args.root)
     if isinstance(rules, PatchFailure):

@@ -21,7 +21,7 @@ from patchsmith.codemod.recipe import (
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence, RunSide, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet

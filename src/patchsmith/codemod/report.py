@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure
-from patchsmith.evidence import Evidence
+from patchsmith.model.evidence import Evidence
 
 if TYPE_CHECKING:
     from patchsmith.codemod.checks import RecipeCheck

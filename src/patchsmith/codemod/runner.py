@@ -30,15 +30,15 @@ from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, Sk
 from patchsmith.codemod.transform import SeenMatch, transform
 from patchsmith.codemod.workset import WorkSet, scratch_dir
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
+from patchsmith.model.evidence import Evidence
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from patchsmith.codemod.checks import ProfileRunner
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
     from patchsmith.verify.profiles import ProfileSet
@@ -441,7 +441,7 @@ def run_recipe(
         should_record,
     )
     from patchsmith.guards import GuardContext
-    from patchsmith.report import ApplyReport, ApplyStatus
+    from patchsmith.model.report import ApplyReport, ApplyStatus
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.store import AttemptKind
 

@@ -7,9 +7,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 
 from patchsmith.commands.profiles import ParamValue
-from patchsmith.policy import Policy
-from patchsmith.proposal import CommandOperation, PatchProposal, ProposalStrategy
-from patchsmith.report import ApplyReport
+from patchsmith.model.policy import Policy
+from patchsmith.model.proposal import CommandOperation, PatchProposal, ProposalStrategy
+from patchsmith.model.report import ApplyReport
 
 __all__ = ["run_command"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure
 
 if TYPE_CHECKING:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
 __all__ = ["ChangeKind", "ChangeSpec", "policy_from_text", "resolve_change"]
 
@@ -134,7 +134,7 @@ def resolve_change(
         if isinstance(entry, PatchFailure):
             return entry
         return ChangeSpec(kind, entry.recipe.recipe_id, entry.text, policy_text, profiles)
-    from patchsmith.proposal import load_proposal
+    from patchsmith.model.proposal import load_proposal
 
     proposal = load_proposal(change)
     if isinstance(proposal, PatchFailure):
@@ -164,7 +164,7 @@ def policy_from_text(text: str, *, source: str = "policy") -> Policy | PatchFail
 
     from pydantic import ValidationError
 
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
     try:
         data = tomllib.loads(text).get("policy", {})

@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import IO
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Verdict
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, policy_from_text
 from patchsmith.fleet.checkout import checkout
 from patchsmith.fleet.lifeline import PARENT_ENV
 from patchsmith.fleet.repos import RepoSpec
 from patchsmith.fleet.result import FleetStatus, RepoResult
+from patchsmith.model.evidence import Verdict
 from patchsmith.runtime.statedir import StateDirUnsafe, ensure_subdir
 
 __all__ = [
@@ -175,7 +175,7 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     from patchsmith.codemod import run_recipe
     from patchsmith.codemod.recipe import parse_recipe
     from patchsmith.codemod.report import RecipeStatus
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
     recipe = parse_recipe(unit.change.text, source=unit.change.name)
     if isinstance(recipe, PatchFailure):
@@ -210,9 +210,9 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
 
 
 def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
+    from patchsmith.model.report import ApplyStatus
     from patchsmith.propose import propose
-    from patchsmith.report import ApplyStatus
 
     rules = policy if isinstance(policy, Policy) else None
     report = propose(

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.policy import Policy
+from patchsmith.model.policy import Policy
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
-    from patchsmith.proposal import PatchProposal, TargetRegion
+    from patchsmith.model.proposal import PatchProposal, TargetRegion
 
 __all__ = ["Guard", "GuardContext", "touched_paths"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, Postcondition, Risk
+from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines, Postcondition, Risk
 from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, MIN_FEEDBACK_CHARS
 
 __all__ = ["Budget", "diff_budget"]

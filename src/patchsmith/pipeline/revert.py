@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.pipeline.recorded import RecordedSection, split_lines
 from patchsmith.pipeline.rewind import (
     FileState,
@@ -29,7 +30,6 @@ from patchsmith.pipeline.rewind import (
     touched,
     undo,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -39,7 +39,7 @@ from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptRecord, AttemptStatus, Store
 
 if TYPE_CHECKING:
-    from patchsmith.policy import Policy
+    from patchsmith.model.policy import Policy
 
 __all__ = ["CONTENT_GUARDS", "REVERT_PREFIX", "find_attempt", "revert"]
 

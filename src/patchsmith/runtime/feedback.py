@@ -3,7 +3,7 @@
 A repair loop that resends only the failed edit after an all-or-nothing refusal
 loses every edit that did locate (nothing was written), so the message always
 opens with what happened to the workspace and the hints say what a retry must
-contain. Kept free of the report type at run time: `patchsmith.report` imports it.
+contain. Kept free of the report type at run time: `patchsmith.model.report` imports it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import PatchFailure
 
 if TYPE_CHECKING:
-    from patchsmith.report import ApplyReport, FileReport
+    from patchsmith.model.report import ApplyReport, FileReport
 
 __all__ = ["DEFAULT_FEEDBACK_CHARS", "MIN_FEEDBACK_CHARS", "render_feedback", "settle_hint"]
 

@@ -17,7 +17,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+    from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
     from patchsmith.verify.profiles import (
         DEFAULT_MINIMUM_EVIDENCE,
         EvidenceLevel,
@@ -52,10 +52,10 @@ __all__ = [
 ]
 
 _HOME = {
-    "Evidence": "patchsmith.evidence",
-    "RunSide": "patchsmith.evidence",
-    "ToolFailure": "patchsmith.evidence",
-    "Verdict": "patchsmith.evidence",
+    "Evidence": "patchsmith.model.evidence",
+    "RunSide": "patchsmith.model.evidence",
+    "ToolFailure": "patchsmith.model.evidence",
+    "Verdict": "patchsmith.model.evidence",
     "DEFAULT_MINIMUM_EVIDENCE": "patchsmith.verify.profiles",
     "EvidenceLevel": "patchsmith.verify.profiles",
     "Profile": "patchsmith.verify.profiles",

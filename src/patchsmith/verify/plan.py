@@ -22,8 +22,8 @@ from patchsmith._attempt import Verdict as AttemptVerdict
 from patchsmith._attempt import Verifier
 from patchsmith.conditions import ConditionResult, ConditionStatus
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Verdict
-from patchsmith.proposal import (
+from patchsmith.model.evidence import Verdict
+from patchsmith.model.proposal import (
     Compiles,
     PatchProposal,
     PostconditionType,

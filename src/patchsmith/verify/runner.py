@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
 from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of, parse_output

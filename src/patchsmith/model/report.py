@@ -13,8 +13,8 @@ from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback,
 
 if TYPE_CHECKING:  # the guards pull in pydantic; reports are built long after import time
     from patchsmith.conditions import ConditionResult
-    from patchsmith.evidence import Evidence
     from patchsmith.guards import GuardDecision
+    from patchsmith.model.evidence import Evidence
 
 __all__ = [
     "ApplyReport",

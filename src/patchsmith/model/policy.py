@@ -7,7 +7,7 @@ loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attem
 names them, so they can be reported.
 
 The policy and its tables are frozen dataclasses; pydantic validates them
-(`patchsmith._policy_schema`, docs/decisions/0027), but only values that differ from
+(`patchsmith.model._policy_schema`, docs/decisions/0027), but only values that differ from
 the defaults: a workspace without a policy file gets `Policy()` without loading pydantic.
 """
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     # The proposal's models are loaded only when a proposal narrows a policy: `apply`
     # needs the policy, never them.
-    from patchsmith.proposal import PatchProposal
+    from patchsmith.model.proposal import PatchProposal
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -58,7 +58,7 @@ class _Table:
     A table made with its defaults needs no validation, so neither the defaults nor a
     workspace without a policy file load pydantic. Any other value (a list for a tuple,
     a mapping for a nested table, a string for an enum) is checked and converted by
-    `patchsmith._policy_schema`, which raises pydantic's `ValidationError`, as the
+    `patchsmith.model._policy_schema`, which raises pydantic's `ValidationError`, as the
     tables did when they were pydantic models. Booleans are strict (`1` is not `true`).
     """
 
@@ -70,7 +70,7 @@ class _Table:
         }
         if not given:
             return
-        from patchsmith._policy_schema import validated_fields
+        from patchsmith.model._policy_schema import validated_fields
 
         for name, value in validated_fields(type(self), given).items():
             object.__setattr__(self, name, value)  # the frozen dataclass's own idiom
@@ -79,7 +79,7 @@ class _Table:
     def model_validate(cls, data: object) -> Self:
         """The table a mapping (a TOML table) describes; pydantic's `ValidationError` if
         it holds unknown keys or bad values, each named by its path."""
-        from patchsmith._policy_schema import validated_table
+        from patchsmith.model._policy_schema import validated_table
 
         return validated_table(cls, data)
 
@@ -89,14 +89,14 @@ class _Table:
 
     def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
         """The fields as a dict, nested tables as dicts; `json` mode gives JSON types."""
-        from patchsmith._policy_schema import dumped
+        from patchsmith.model._policy_schema import dumped
 
         return dumped(self, mode=mode)
 
     @classmethod
     def model_json_schema(cls) -> dict[str, Any]:
         """The JSON Schema of this table, as pydantic writes it."""
-        from patchsmith._policy_schema import model_of
+        from patchsmith.model._policy_schema import model_of
 
         return model_of(cls).model_json_schema()
 
@@ -263,7 +263,7 @@ class Policy(_Table):
         Attempts to loosen (a budget above the policy's) are ignored; see
         `loosening_attempts` for the list to report.
         """
-        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+        from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines
 
         forbidden = tuple(dict.fromkeys((*self.forbidden, *proposal.forbidden_files)))
         max_files = _lowest(
@@ -278,7 +278,7 @@ class Policy(_Table):
 
     def loosening_attempts(self, proposal: PatchProposal) -> tuple[str, ...]:
         """What in the proposal would loosen this policy (and is therefore ignored)."""
-        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+        from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines
 
         notes: list[str] = []
         for post in proposal.expected_postconditions:
