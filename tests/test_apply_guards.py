@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode
 from patchsmith.guards import GUARDS, DecisionStatus
 from patchsmith.model.policy import GuardSwitches, Policy

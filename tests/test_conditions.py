@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from patchsmith.conditions import (
+from patchsmith.attempt.conditions import (
     ConditionStatus,
     check_postconditions,
     check_preconditions,

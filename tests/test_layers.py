@@ -18,6 +18,8 @@ ENGINE_FORBIDDEN = {"os", "pathlib", "subprocess", "sqlite3", "shutil", "socket"
 def _layer(module: str) -> str:
     parts = module.split(".")
     first = parts[1] if len(parts) > 1 else ""
+    if first == "attempt" and len(parts) > 2:
+        first = parts[2]
     if first in ("engine",):
         return "engine"
     if first in ("formats",):
@@ -39,6 +41,7 @@ def _layer(module: str) -> str:
     ):
         return "runtime"
     if first in (
+        "attempt",
         "api",
         "propose",
         "direct",

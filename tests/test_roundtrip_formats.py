@@ -16,7 +16,7 @@ from tests.render_formats import RENDERERS
 from tests.strategies import edits, texts
 from tests.workspace_snapshot import snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode
 from patchsmith.model.report import ApplyStatus
 

@@ -15,10 +15,11 @@ if TYPE_CHECKING:
     # A callable package: `patchsmith.verify(root, profiles)` runs verification, and
     # `patchsmith.verify.VerifyReport` & co. are its types.
     from patchsmith import verify
-    from patchsmith.api import apply
+    from patchsmith.attempt.api import apply
+    from patchsmith.attempt.direct import FileView, read_file, write_file
+    from patchsmith.attempt.propose import propose
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
-    from patchsmith.direct import FileView, read_file, write_file
     from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
     from patchsmith.engine.model import EngineOptions, HunkOutcome, HunkResult, Mode
     from patchsmith.errors import (
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
-    from patchsmith.propose import propose
 
 __all__ = [
     "Action",
@@ -132,7 +132,7 @@ _LAZY = {
     "FailureCode": "patchsmith.errors",
     "FileEdit": "patchsmith.formats.script",
     "FileReport": "patchsmith.model.report",
-    "FileView": "patchsmith.direct",
+    "FileView": "patchsmith.attempt.direct",
     "HunkOutcome": "patchsmith.engine.model",
     "HunkPlacement": "patchsmith.model.report",
     "HunkResult": "patchsmith.engine.model",
@@ -148,14 +148,14 @@ _LAZY = {
     "ToolDefinition": "patchsmith.formats.tools",
     "ToolFlavor": "patchsmith.formats.tools",
     "WarningCode": "patchsmith.model.report",
-    "apply": "patchsmith.api",
+    "apply": "patchsmith.attempt.api",
     "apply_hunks": "patchsmith.engine",
     "apply_hunks_strict": "patchsmith.engine",
     "find_diffs": "patchsmith.engine",
     "format_prompt": "patchsmith.formats.tools",
     "parse_edits": "patchsmith.formats",
-    "propose": "patchsmith.propose",
-    "read_file": "patchsmith.direct",
+    "propose": "patchsmith.attempt.propose",
+    "read_file": "patchsmith.attempt.direct",
     "run_command": "patchsmith.commands.run",
     "Budget": "patchsmith.pipeline.budget",
     "RunResult": "patchsmith.pipeline.loop",
@@ -168,7 +168,7 @@ _LAZY = {
     "run_recipe": "patchsmith.codemod",
     "tool_definitions": "patchsmith.formats.tools",
     "verify": "patchsmith",
-    "write_file": "patchsmith.direct",
+    "write_file": "patchsmith.attempt.direct",
     "FrozenCandidate": "patchsmith.pipeline.freeze",
     "freeze": "patchsmith.pipeline.freeze",
     "HookVerdict": "patchsmith.pipeline.judge",

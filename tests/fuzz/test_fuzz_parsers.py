@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.registry import parser_for

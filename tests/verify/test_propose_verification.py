@@ -19,7 +19,7 @@ from tests.workspace_snapshot import snapshot_tree
 
 import patchsmith.cli
 from patchsmith import propose
-from patchsmith.conditions import ConditionStatus
+from patchsmith.attempt.conditions import ConditionStatus
 from patchsmith.errors import FailureCode
 from patchsmith.model.evidence import RunSide
 from patchsmith.model.proposal import PostconditionType

@@ -431,7 +431,7 @@ def run_recipe(
     trusted repository (`trust`: true trusts it for this call, `None` asks the trust
     store; else UNTRUSTED_REPOSITORY).
     """
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         head_commit,
         not_ready,

@@ -210,9 +210,9 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
 
 
 def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
+    from patchsmith.attempt.propose import propose
     from patchsmith.model.policy import Policy
     from patchsmith.model.report import ApplyStatus
-    from patchsmith.propose import propose
 
     rules = policy if isinstance(policy, Policy) else None
     report = propose(

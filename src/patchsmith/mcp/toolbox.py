@@ -532,7 +532,7 @@ class Toolbox:
 
     def propose(self, args: ProposeArgs) -> ToolResult:
         """Apply a PatchProposal under the server's policy (narrowed by it, never loosened)."""
-        from patchsmith.propose import propose
+        from patchsmith.attempt.propose import propose
 
         proposal: Any = args.proposal
         report = propose(

@@ -12,7 +12,7 @@ from patchsmith.formats.script import Action
 from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, settle_hint
 
 if TYPE_CHECKING:  # the guards pull in pydantic; reports are built long after import time
-    from patchsmith.conditions import ConditionResult
+    from patchsmith.attempt.conditions import ConditionResult
     from patchsmith.guards import GuardDecision
     from patchsmith.model.evidence import Evidence
 

@@ -86,7 +86,7 @@ def revert(
     recorded diff cannot give back exact bytes (NOT_SUPPORTED_YET: a binary file).
     With `check`, nothing is written and the report carries the diff that would be.
     """
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         head_commit,
         not_ready,

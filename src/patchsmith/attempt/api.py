@@ -61,7 +61,7 @@ def apply(
         raise TypeError(f"model_output must be str or bytes, not {type(model_output).__name__}")
     # Deferred: the guards load pydantic and the store loads SQLite, and `import
     # patchsmith` must stay cheap.
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         applied_before,
         head_commit,

@@ -96,7 +96,7 @@ def stage_write(
     The file must hash to `expected_sha256` (STALE_FILE, with both hashes, when it
     does not); `None` means it must not exist, and then `allow_create` must be set.
     """
-    from patchsmith._attempt import normalise_sha256
+    from patchsmith.attempt._attempt import normalise_sha256
 
     relative = workspace.resolve(path)
     action = Action.DELETE if content is None else Action.UPDATE
@@ -231,7 +231,7 @@ def write_file(
     and content that drops the file's ending or most of a large file unless
     `full_rewrite` says the file is being rewritten. Never raises for bad input.
     """
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         not_ready,
         open_workspace,

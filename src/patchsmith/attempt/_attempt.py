@@ -2,7 +2,7 @@
 
 `apply`, `propose` and `write_file` stage changes their own way; from there on
 they share this: guards (and a proposal's postconditions) on the staged changes,
-then the commit, then one record in the store. Imported lazily by `patchsmith.api`,
+then the commit, then one record in the store. Imported lazily by `patchsmith.attempt.api`,
 so `import patchsmith` loads neither the guards nor SQLite.
 """
 
@@ -38,7 +38,7 @@ from patchsmith.store import GuardDecision as StoredDecision
 
 if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
-    from patchsmith.conditions import ConditionResult
+    from patchsmith.attempt.conditions import ConditionResult
     from patchsmith.model.evidence import Evidence
 
 __all__ = [
@@ -518,7 +518,7 @@ def review_and_commit(
     if awaited is not None:
         refusals = (*awaited(), *refusals)
     if post:
-        from patchsmith.conditions import condition_failures
+        from patchsmith.attempt.conditions import condition_failures
 
         refusals = (*refusals, *condition_failures(post))
     report = replace(

@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from patchsmith._attempt import (
+from patchsmith.attempt._attempt import (
     Attempt,
     Verdict,
     Verifier,
@@ -37,13 +34,13 @@ from patchsmith._attempt import (
     should_record,
     unsupported_modes,
 )
-from patchsmith.conditions import (
+from patchsmith.attempt.conditions import (
     ConditionResult,
     check_postconditions,
     check_preconditions,
     condition_failures,
 )
-from patchsmith.direct import stage_write
+from patchsmith.attempt.direct import stage_write
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats import parse_edits
@@ -594,19 +591,3 @@ def _sha256_of(workspace: Workspace, path: str) -> str | None:
         return hashlib.sha256(Path(workspace.disk_path(path)).read_bytes()).hexdigest()
     except OSError:
         return None
-
-
-class _CallableModule(types.ModuleType):
-    """This module's type: calling it runs `propose`.
-
-    `patchsmith.propose` is the public function, loaded on first use by the package
-    façade; but importing this module (`from patchsmith.propose import ...`) binds the
-    module under the same name on the package. Calling it still proposes, whichever
-    came first (as `patchsmith.verify` does, docs/decisions/0016).
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ApplyReport:
-        return propose(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
