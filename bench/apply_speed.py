@@ -54,7 +54,7 @@ except ImportError:  # an older tree, timed for comparison: it caches no verdict
         pass
 
 
-from patchsmith.model.policy import GuardSwitches, Policy  # noqa: E402
+from patchsmith.policy import GuardSwitches, Policy  # noqa: E402
 from patchsmith.runtime.change import FileChange  # noqa: E402
 from patchsmith.runtime.workspace import Workspace  # noqa: E402
 from patchsmith.store import Store  # noqa: E402

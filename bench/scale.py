@@ -46,7 +46,7 @@ import difflib, gc, json, resource, shutil, sys, tempfile, time, tracemalloc
 from pathlib import Path
 sys.path.insert(0, {src!r})
 import patchsmith
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 
 lines, hunks = {lines}, {hunks}
 policy = Policy(max_file_bytes=1 << 31)
@@ -91,7 +91,7 @@ import gc, json, shutil, sys, tempfile, time, tracemalloc
 from pathlib import Path
 sys.path.insert(0, {src!r})
 import patchsmith
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 
 kind = {kind!r}
 root = Path(tempfile.mkdtemp(prefix="scale-"))

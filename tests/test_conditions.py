@@ -19,8 +19,8 @@ from patchsmith.attempt.conditions import (
 from patchsmith.errors import FailureCode
 from patchsmith.formats.script import Action
 from patchsmith.guards import GuardContext
-from patchsmith.model.policy import Policy
 from patchsmith.model.proposal import PatchProposal, PostconditionType, PreconditionType
+from patchsmith.policy import Policy
 from patchsmith.runtime.change import FileChange
 
 AWS = "AKIA" + "Q3EGRT5X2ZK7WPLM"

@@ -27,6 +27,7 @@ def _layer(module: str) -> str:
     if first in ("errors",):
         return "base"
     if first in (
+        "policy",
         "runtime",
         "guards",
         "model",

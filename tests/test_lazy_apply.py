@@ -321,7 +321,7 @@ class TestStructure:
     ) -> None:
         """A lazy merge that leaves a clean file unparsable is SYNTAX_ERROR, with the merged
         text around the problem, even with the syntax guard switched off."""
-        from patchsmith.model.policy import GuardSwitches, Policy
+        from patchsmith.policy import GuardSwitches, Policy
 
         root = self._root(tmp_path)
         before = snapshot_tree(root)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.model.policy import GuardSwitches, Policy, load_policy, matches
 from patchsmith.model.proposal import PatchProposal
+from patchsmith.policy import GuardSwitches, Policy, load_policy, matches
 
 
 def _proposal(**fields: Any) -> PatchProposal:

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.model._policy_schema import model_of
-from patchsmith.model.policy import (
+from patchsmith.policy import (
     DependencyMode,
     DependencyPolicy,
     GuardSwitches,
@@ -34,6 +33,7 @@ from patchsmith.model.policy import (
     StrategyCheck,
     load_policy,
 )
+from patchsmith.policy._schema import model_of
 
 TABLES = (GuardSwitches, ReviewPolicy, DependencyPolicy, LicencePolicy, OwnershipPolicy, Policy)
 
@@ -53,25 +53,25 @@ class TestDefaults:
     def test_defaults_load_no_pydantic(self, tmp_path: Path) -> None:
         """`Policy()`, its tables and a workspace without a policy file never import pydantic."""
         code = (
-            "from patchsmith.model.policy import Policy, load_policy\n"
+            "from patchsmith.policy import Policy, load_policy\n"
             f"assert load_policy({str(tmp_path)!r}) == Policy()\n"
         )
         modules = _modules_after(code)
 
         assert [] == [m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")]
-        assert "patchsmith.model._policy_schema" not in modules
+        assert "patchsmith.policy._schema" not in modules
 
     def test_a_policy_file_is_validated_by_pydantic(self, tmp_path: Path) -> None:
         """A table that sets something goes through the pydantic model."""
         (tmp_path / "patchsmith.toml").write_text("[policy]\nmax_files = 2\n", encoding="utf-8")
-        code = f"from patchsmith.model.policy import load_policy\nload_policy({str(tmp_path)!r})"
+        code = f"from patchsmith.policy import load_policy\nload_policy({str(tmp_path)!r})"
 
         assert "pydantic" in _modules_after(code)
 
     def test_an_empty_table_is_the_defaults_without_pydantic(self, tmp_path: Path) -> None:
         """`[policy]` with nothing in it is the defaults; nothing to validate."""
         (tmp_path / "patchsmith.toml").write_text("[policy]\n", encoding="utf-8")
-        code = f"from patchsmith.model.policy import load_policy\nload_policy({str(tmp_path)!r})"
+        code = f"from patchsmith.policy import load_policy\nload_policy({str(tmp_path)!r})"
 
         assert "pydantic" not in _modules_after(code)
 

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
-    from patchsmith.model.policy import Policy
     from patchsmith.model.proposal import PatchProposal
     from patchsmith.model.report import (
         ApplyReport,
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
+    from patchsmith.policy import Policy
 
 __all__ = [
     "Action",
@@ -142,7 +142,7 @@ _LAZY = {
     "PatchProposal": "patchsmith.model.proposal",
     "PatchRefused": "patchsmith.errors",
     "PatchsmithError": "patchsmith.errors",
-    "Policy": "patchsmith.model.policy",
+    "Policy": "patchsmith.policy",
     "Recipe": "patchsmith.codemod",
     "RecipeReport": "patchsmith.codemod",
     "ToolDefinition": "patchsmith.formats.tools",

@@ -12,7 +12,7 @@ import patchsmith
 from patchsmith.codemod import RecipeStatus, parse_recipe, run_recipe
 from patchsmith.codemod.recipe import Recipe
 from patchsmith.errors import FailureCode
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 from patchsmith.store import AttemptKind, Store
 
 from .helpers import EQUAL_RULE, snapshot, write_tree

@@ -319,7 +319,7 @@ class TestStagingWithOtherOperations:
     def test_no_command_operations_stage_nothing(self, tmp_path: Path) -> None:
         """stage_commands with no operations does nothing at all."""
         from patchsmith.commands import stage_commands
-        from patchsmith.model.policy import Policy
+        from patchsmith.policy import Policy
         from patchsmith.runtime.transaction import Transaction
         from patchsmith.runtime.workspace import Workspace
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from patchsmith.formats.script import Action
 from patchsmith.guards import GuardContext
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 from patchsmith.runtime.change import FileChange
 
 

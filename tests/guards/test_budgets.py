@@ -11,7 +11,7 @@ from patchsmith.guards.budgets import (
     MaxFilesGuard,
     changed_lines,
 )
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 
 
 def _lines(n: int, prefix: str = "line") -> str:

@@ -6,7 +6,7 @@ from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.content import EmptyWriteGuard, FileSizeGuard
-from patchsmith.model.policy import DEFAULT_MAX_FILE_BYTES, Policy
+from patchsmith.policy import DEFAULT_MAX_FILE_BYTES, Policy
 
 
 class TestEmptyWriteGuard:

@@ -13,7 +13,7 @@ from patchsmith.guards.dependencies import (
     dependency_changes,
     read_dependencies,
 )
-from patchsmith.model.policy import DependencyMode, DependencyPolicy, Policy
+from patchsmith.policy import DependencyMode, DependencyPolicy, Policy
 
 PYPROJECT = """\
 [project]

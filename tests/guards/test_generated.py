@@ -16,7 +16,7 @@ from patchsmith.guards.generated import (
     generated_marker,
     is_generated_path,
 )
-from patchsmith.model.policy import matches
+from patchsmith.policy import matches
 
 
 class TestGeneratedFileGuard:

@@ -6,7 +6,7 @@ from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.licence import LicenceHeaderGuard
-from patchsmith.model.policy import LicencePolicy, Policy
+from patchsmith.policy import LicencePolicy, Policy
 
 HEADED = "# SPDX-License-Identifier: Apache-2.0\nimport os\n\nprint(os.sep)\n"
 REQUIRED = Policy(licence=LicencePolicy(require_on_new_files=("src/**/*.py",)))

@@ -9,7 +9,7 @@ from tests.guards.changes import context, update
 from patchsmith.errors import FailureCode
 from patchsmith.guards import GuardContext
 from patchsmith.guards.ownership import OwnershipGuard, parse_codeowners
-from patchsmith.model.policy import OwnershipMode, OwnershipPolicy, Policy
+from patchsmith.policy import OwnershipMode, OwnershipPolicy, Policy
 
 CODEOWNERS = """\
 # owners

@@ -18,8 +18,8 @@ from patchsmith.guards import (
     guard_named,
     run_guards,
 )
-from patchsmith.model.policy import GuardSwitches, Policy
 from patchsmith.model.proposal import PatchProposal
+from patchsmith.policy import GuardSwitches, Policy
 
 
 class TestRegistry:

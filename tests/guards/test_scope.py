@@ -6,7 +6,7 @@ from tests.guards.changes import context, create, move, update
 
 from patchsmith.errors import FailureCode
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 
 
 class TestWriteScopeGuard:

@@ -16,8 +16,8 @@ from patchsmith.engine.linediff import alignment_cost, line_opcodes
 from patchsmith.errors import FailureCode
 from patchsmith.formats import parse_edits
 from patchsmith.guards.syntax import SyntaxGuard
-from patchsmith.model.policy import Policy
 from patchsmith.model.report import ApplyStatus
+from patchsmith.policy import Policy
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 

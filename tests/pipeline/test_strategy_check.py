@@ -13,8 +13,8 @@ import patchsmith.cli
 from patchsmith import propose
 from patchsmith.attempt.propose import changed_line_count
 from patchsmith.errors import FailureCode
-from patchsmith.model.policy import Policy, StrategyCheck, load_policy
 from patchsmith.model.report import ApplyStatus
+from patchsmith.policy import Policy, StrategyCheck, load_policy
 
 FILES = {f"src/m{i}.py": f"VALUE_{i} = {i}\n".encode() for i in range(5)}
 

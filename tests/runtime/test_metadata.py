@@ -18,7 +18,7 @@ from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith import apply
 from patchsmith.errors import FailureCode
-from patchsmith.model.policy import GuardSwitches, Policy
+from patchsmith.policy import GuardSwitches, Policy
 from patchsmith.runtime import atomic, journal, statedir
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
-from patchsmith.model.policy import Policy, default_policy, load_policy
 from patchsmith.model.report import ApplyReport, ApplyStatus
+from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction

@@ -17,7 +17,7 @@ from patchsmith.runtime.intake import StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
 
 if TYPE_CHECKING:
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
 __all__ = ["apply"]
 

@@ -20,7 +20,6 @@ from patchsmith.guards.budgets import changed_lines
 from patchsmith.guards.scope import ForbiddenPathGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
-from patchsmith.model.policy import Policy, matches
 from patchsmith.model.proposal import (
     BaseCommitMatch,
     DiffMaxFiles,
@@ -38,6 +37,7 @@ from patchsmith.model.proposal import (
     PreconditionType,
     SyntaxValid,
 )
+from patchsmith.policy import Policy, matches
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitcmd import git_argv
 

@@ -20,7 +20,7 @@ from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
 __all__ = ["FileView", "StagedWrite", "read_file", "stage_write", "write_file"]
 

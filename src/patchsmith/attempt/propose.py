@@ -47,7 +47,6 @@ from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
 from patchsmith.model.evidence import Evidence
-from patchsmith.model.policy import Policy, StrategyCheck
 from patchsmith.model.proposal import (
     AstTransformOperation,
     CommandOperation,
@@ -60,6 +59,7 @@ from patchsmith.model.proposal import (
     unsupported_operations,
 )
 from patchsmith.model.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
+from patchsmith.policy import Policy, StrategyCheck
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME

@@ -20,7 +20,7 @@ from patchsmith.formats.script import EditFormat
 from patchsmith.model.report import ApplyReport, ApplyStatus
 
 if TYPE_CHECKING:
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
 __all__ = ["add_record_option", "edit_format", "print_report", "register", "run"]
 
@@ -170,7 +170,7 @@ def policy_for(args: argparse.Namespace) -> Policy | None:
     }
     if not off:
         return None
-    from patchsmith.model.policy import load_policy
+    from patchsmith.policy import load_policy
 
     rules = load_policy(args.root)
     if isinstance(rules, PatchFailure):

@@ -92,7 +92,7 @@ def _run_case(
     entry: RecipeEntry, source: Path, work: Path, trust: bool | None
 ) -> tuple[str, RecipeStatus]:
     from patchsmith.codemod.runner import run_recipe
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
     shutil.copytree(source, work, dirs_exist_ok=True)
     report = run_recipe(entry.recipe, work, apply=True, record=False, policy=Policy(), trust=trust)

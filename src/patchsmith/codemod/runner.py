@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from patchsmith.codemod.checks import ProfileRunner
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.runtime.workspace import Workspace
     from patchsmith.verify.profiles import ProfileSet

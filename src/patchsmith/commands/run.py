@@ -7,9 +7,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 
 from patchsmith.commands.profiles import ParamValue
-from patchsmith.model.policy import Policy
 from patchsmith.model.proposal import CommandOperation, PatchProposal, ProposalStrategy
 from patchsmith.model.report import ApplyReport
+from patchsmith.policy import Policy
 
 __all__ = ["run_command"]
 

@@ -10,9 +10,9 @@ from patchsmith.commands.profiles import CommandProfile, load_profiles, require_
 from patchsmith.commands.runner import CommandRun, run_profile
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.model.evidence import Evidence
-from patchsmith.model.policy import Policy
 from patchsmith.model.proposal import CommandOperation
 from patchsmith.model.report import FileReport
+from patchsmith.policy import Policy
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.transaction import Transaction
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure
 
 if TYPE_CHECKING:
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
 __all__ = ["ChangeKind", "ChangeSpec", "policy_from_text", "resolve_change"]
 
@@ -164,7 +164,7 @@ def policy_from_text(text: str, *, source: str = "policy") -> Policy | PatchFail
 
     from pydantic import ValidationError
 
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
     try:
         data = tomllib.loads(text).get("policy", {})

@@ -175,7 +175,7 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     from patchsmith.codemod import run_recipe
     from patchsmith.codemod.recipe import parse_recipe
     from patchsmith.codemod.report import RecipeStatus
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
     recipe = parse_recipe(unit.change.text, source=unit.change.name)
     if isinstance(recipe, PatchFailure):
@@ -211,8 +211,8 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
 
 def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
     from patchsmith.attempt.propose import propose
-    from patchsmith.model.policy import Policy
     from patchsmith.model.report import ApplyStatus
+    from patchsmith.policy import Policy
 
     rules = policy if isinstance(policy, Policy) else None
     report = propose(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.model.policy import Policy
+from patchsmith.policy import Policy
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:

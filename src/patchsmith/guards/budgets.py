@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import diff_stat
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
-from patchsmith.model.policy import matches
+from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
 
 __all__ = ["HunksOutsideExpectedGuard", "MaxChangedLinesGuard", "MaxFilesGuard", "changed_lines"]

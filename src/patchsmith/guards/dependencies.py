@@ -18,7 +18,7 @@ from posixpath import basename
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext
-from patchsmith.model.policy import DependencyMode
+from patchsmith.policy import DependencyMode
 from patchsmith.runtime.change import FileChange
 
 __all__ = [

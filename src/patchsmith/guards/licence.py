@@ -8,7 +8,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.guards._diff import lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
-from patchsmith.model.policy import matches
+from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
 
 __all__ = ["LicenceHeaderGuard", "has_licence_header"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
-from patchsmith.model.policy import OwnershipMode, matches
+from patchsmith.policy import OwnershipMode, matches
 from patchsmith.runtime.change import FileChange
 
 __all__ = ["CodeOwners", "OwnershipGuard", "parse_codeowners"]

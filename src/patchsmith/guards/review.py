@@ -19,7 +19,7 @@ from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards._diff import diff_stat, lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
-from patchsmith.model.policy import ReviewPolicy
+from patchsmith.policy import ReviewPolicy
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
-from patchsmith.model.policy import Policy
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.policy import Policy
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -43,8 +43,8 @@ from patchsmith.mcp.arguments import (
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
-from patchsmith.model.policy import Policy, load_policy, matches
 from patchsmith.model.report import ApplyReport
+from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.workspace import Workspace

@@ -429,7 +429,7 @@ def _verification(
 
 
 def _scope(paths: Sequence[str], proposal: dict[str, object] | None) -> Criterion:
-    from patchsmith.model.policy import matches
+    from patchsmith.policy import matches
 
     expected = _strings((proposal or {}).get("expected_files"))
     if not expected:
@@ -451,8 +451,8 @@ def _run_scope(records: Sequence[AttemptRecord]) -> Criterion:
 
     Reverts, and the attempts they undid, changed nothing that stayed: not counted.
     """
-    from patchsmith.model.policy import matches
     from patchsmith.pipeline.revert import REVERT_PREFIX
+    from patchsmith.policy import matches
 
     undone = {
         r.proposal_id.removeprefix(REVERT_PREFIX)

@@ -28,7 +28,6 @@ from pathlib import Path
 from patchsmith.attempt._attempt import Attempt, resolve_policy, should_record
 from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.model.policy import Policy
 from patchsmith.model.proposal import (
     PatchOperation,
     PatchProposal,
@@ -42,6 +41,7 @@ from patchsmith.pipeline.lookalike import Target, strayed, targets_of
 from patchsmith.pipeline.selector import Selection, select_strategy
 from patchsmith.pipeline.source import ProposalSource, Reply, SourceError, Turn
 from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
+from patchsmith.policy import Policy
 from patchsmith.runtime.feedback import MIN_FEEDBACK_CHARS
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.store import AttemptKind, RunTurnRecord, Store

@@ -39,7 +39,7 @@ from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptRecord, AttemptStatus, Store
 
 if TYPE_CHECKING:
-    from patchsmith.model.policy import Policy
+    from patchsmith.policy import Policy
 
 __all__ = ["CONTENT_GUARDS", "REVERT_PREFIX", "find_attempt", "revert"]
 

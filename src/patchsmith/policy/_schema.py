@@ -1,4 +1,4 @@
-"""pydantic models of the policy's tables, made from the dataclasses in `patchsmith.model.policy`.
+"""pydantic models of the policy's tables, made from the dataclasses in `patchsmith.policy`.
 
 The dataclasses are the one definition of the policy: their fields, types, defaults and
 docstrings, with each field's constraints in its `metadata` (keyword arguments of
@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from patchsmith.model.policy import PATTERN_FIELDS, Policy, check_patterns
+from patchsmith.policy import PATTERN_FIELDS, Policy, check_patterns
 
 __all__ = ["dumped", "model_of", "validated_fields", "validated_table"]
 

@@ -7,8 +7,12 @@ loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attem
 names them, so they can be reported.
 
 The policy and its tables are frozen dataclasses; pydantic validates them
-(`patchsmith.model._policy_schema`, docs/decisions/0027), but only values that differ from
+(`patchsmith.policy._schema`, docs/decisions/0027), but only values that differ from
 the defaults: a workspace without a policy file gets `Policy()` without loading pydantic.
+
+The policy layer (docs/architecture.md): the rules every guard reads, and reading them from
+the workspace's files. It may import `runtime`, `model`, `formats`, `engine` and `errors`;
+`guards` and everything above import it.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ class _Table:
     A table made with its defaults needs no validation, so neither the defaults nor a
     workspace without a policy file load pydantic. Any other value (a list for a tuple,
     a mapping for a nested table, a string for an enum) is checked and converted by
-    `patchsmith.model._policy_schema`, which raises pydantic's `ValidationError`, as the
+    `patchsmith.policy._schema`, which raises pydantic's `ValidationError`, as the
     tables did when they were pydantic models. Booleans are strict (`1` is not `true`).
     """
 
@@ -70,7 +74,7 @@ class _Table:
         }
         if not given:
             return
-        from patchsmith.model._policy_schema import validated_fields
+        from patchsmith.policy._schema import validated_fields
 
         for name, value in validated_fields(type(self), given).items():
             object.__setattr__(self, name, value)  # the frozen dataclass's own idiom
@@ -79,7 +83,7 @@ class _Table:
     def model_validate(cls, data: object) -> Self:
         """The table a mapping (a TOML table) describes; pydantic's `ValidationError` if
         it holds unknown keys or bad values, each named by its path."""
-        from patchsmith.model._policy_schema import validated_table
+        from patchsmith.policy._schema import validated_table
 
         return validated_table(cls, data)
 
@@ -89,14 +93,14 @@ class _Table:
 
     def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
         """The fields as a dict, nested tables as dicts; `json` mode gives JSON types."""
-        from patchsmith.model._policy_schema import dumped
+        from patchsmith.policy._schema import dumped
 
         return dumped(self, mode=mode)
 
     @classmethod
     def model_json_schema(cls) -> dict[str, Any]:
         """The JSON Schema of this table, as pydantic writes it."""
-        from patchsmith.model._policy_schema import model_of
+        from patchsmith.policy._schema import model_of
 
         return model_of(cls).model_json_schema()
 
