@@ -28,6 +28,7 @@ from pathlib import Path
 from patchsmith.attempt._attempt import Attempt, resolve_policy, should_record
 from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.model.feedback import MIN_FEEDBACK_CHARS
 from patchsmith.model.proposal import (
     PatchOperation,
     PatchProposal,
@@ -42,7 +43,6 @@ from patchsmith.pipeline.selector import Selection, select_strategy
 from patchsmith.pipeline.source import ProposalSource, Reply, SourceError, Turn
 from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
 from patchsmith.policy import Policy
-from patchsmith.runtime.feedback import MIN_FEEDBACK_CHARS
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.store import AttemptKind, RunTurnRecord, Store
 from patchsmith.verify.plan import check_plan
