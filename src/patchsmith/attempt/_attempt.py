@@ -390,8 +390,8 @@ class _Inputs:
         would flag is masked as in an excerpt. The applied diff is never masked (only
         changes that passed the guards are in it, and `revert`/`replay` need it exact).
         """
-        from patchsmith.guards.secrets import secret_values
         from patchsmith.runtime.excerpts import masked_json, masked_text
+        from patchsmith.runtime.secrets import secret_values
 
         values = secret_values(changes)
         paths = ("", *dict.fromkeys(c.path for c in changes))

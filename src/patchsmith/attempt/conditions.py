@@ -14,7 +14,6 @@ from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards import Guard, GuardContext
-from patchsmith.guards._diff import is_binary
 from patchsmith.guards.budgets import changed_lines
 from patchsmith.guards.scope import ForbiddenPathGuard
 from patchsmith.guards.secrets import SecretGuard
@@ -39,6 +38,7 @@ from patchsmith.model.proposal import (
 from patchsmith.model.verdicts import ConditionResult, ConditionStatus
 from patchsmith.policy import Policy, matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import is_binary
 from patchsmith.runtime.gitcmd import git_argv
 
 __all__ = [

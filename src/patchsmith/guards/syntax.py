@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from patchsmith.engine.linediff import Opcode, line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import lines_of, text_of
 from patchsmith.runtime.excerpts import masked_excerpt
 
 if TYPE_CHECKING:
