@@ -348,7 +348,7 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
 
 def _syntax(changed: Mapping[str, bytes]) -> RecipeCheck:
     """`parses`: every changed file parses (a syntax check; it proves no compile)."""
-    from patchsmith.guards.syntax import parse_problems, python_error
+    from patchsmith.runtime.syntax import parse_problems, python_error
 
     broken = []
     unknown = []
