@@ -12,7 +12,7 @@ from patchsmith.model.evidence import Evidence
 
 if TYPE_CHECKING:
     from patchsmith.codemod.checks import RecipeCheck
-    from patchsmith.codemod.transform import SeenMatch
+    from patchsmith.codemod.matches import SeenMatch
 
 __all__ = ["RecipeFile", "RecipeReport", "RecipeStatus", "SkippedFile"]
 
