@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from patchsmith.errors import FailureCode, PatchFailure
 
@@ -65,6 +65,14 @@ class _Table:
     `patchsmith.policy._schema`, which raises pydantic's `ValidationError`, as the
     tables did when they were pydantic models. Booleans are strict (`1` is not `true`).
     """
+
+    PATTERN_FIELDS: ClassVar[tuple[str, ...]] = ()
+    """The fields that hold gitignore-style patterns, each checked when validated."""
+
+    @staticmethod
+    def check_patterns(patterns: tuple[str, ...]) -> None:
+        """ValueError naming the first pattern the pattern library cannot compile."""
+        check_patterns(patterns)
 
     def __post_init__(self) -> None:
         given = {
@@ -228,6 +236,8 @@ class StrategyCheck(StrEnum):
 class Policy(_Table):
     """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
 
+    PATTERN_FIELDS: ClassVar[tuple[str, ...]] = ("include", "exclude", "forbidden")
+
     include: tuple[str, ...] = ()
     """Paths a change may write; empty means the whole workspace."""
     exclude: tuple[str, ...] = ()
@@ -308,7 +318,7 @@ def _above(value: int, limit: int | None) -> bool:
     return limit is not None and value > limit
 
 
-PATTERN_FIELDS = ("include", "exclude", "forbidden")
+PATTERN_FIELDS = Policy.PATTERN_FIELDS
 """The `Policy` fields that hold gitignore-style patterns, each checked when validated."""
 
 
