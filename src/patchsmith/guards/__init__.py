@@ -2,6 +2,10 @@
 
 `GUARDS` is the registry, in the order guards run; `run_guards` runs every
 enabled guard and records each decision, so the store can keep them all.
+
+Layer (docs/architecture.md): owns the checks a change passes before it is written; may
+import `policy`, `runtime`, `model`, `formats`, `engine` and `errors`, never `store` or a
+workflow.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ This package is also callable — `patchsmith.verify(root, ["pytest"])` is
 `patchsmith.verify.verify(root, ["pytest"])` — because the package and the public
 function share the name `patchsmith.verify` (docs/decisions/0016). Its names load on
 first use, so `import patchsmith` stays cheap.
+
+Layer (docs/architecture.md): a workflow, sibling of `attempt`, `commands`, `codemod` and
+`pipeline` (which it may import, and they it); below it `store` and everything under that.
+Never `fleet`, `mcp` or `cli`.
 """
 
 from __future__ import annotations
