@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
-from patchsmith.model.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
     from patchsmith.attempt.conditions import ConditionResult
     from patchsmith.model.evidence import Evidence
+    from patchsmith.runtime.intake import StagePlan
 
 __all__ = [
     "ADHOC_RUN_ID",
@@ -574,4 +575,66 @@ def _with_hashes(failure: PatchFailure, expected: Mapping[str, str]) -> PatchFai
         message=f"{failure.file} changed since it was read: expected sha256 "
         f"{expected[failure.file]}, actual {actual}",
         hint="read the file again (read_file) and redo the write against its new content",
+    )
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A workspace opened for one attempt, the policy it is under, and the attempt itself."""
+
+    workspace: Workspace
+    rules: Policy
+    unreadable: PatchFailure | None
+    """The policy file that could not be read (the defaults stand in), if any."""
+    attempt: Attempt
+
+
+def open_attempt(
+    root: str | os.PathLike[str],
+    *,
+    check: bool,
+    policy: Policy | None,
+    allow_policy_edit: bool,
+    record: bool | None,
+    kind: AttemptKind,
+    proposal_id: str,
+    input_text: str,
+    with_base_commit: bool = False,
+) -> Opened | ApplyReport:
+    """The start `apply` and `write_file` share: open the workspace, read its policy, begin
+    the attempt's record; a refusal (recorded) when the workspace or its policy is not ready.
+    """
+    workspace = open_workspace(root, check=check)
+    if isinstance(workspace, ApplyReport):
+        return workspace
+    rules, unreadable = policy_or_fallback(
+        workspace.root, policy, allow_policy_edit=allow_policy_edit
+    )
+    attempt = Attempt(
+        state_root=workspace.real_root,
+        kind=kind,
+        record=should_record(record, rules),
+        proposal_id=proposal_id,
+        input_text=input_text,
+        base_commit=head_commit(workspace.real_root) if with_base_commit else None,
+    )
+    blocked = not_ready(workspace, rules)
+    if blocked or isinstance(rules, PatchFailure):
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
+    return Opened(workspace, rules, unreadable, attempt)
+
+
+def file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
+    """Each staged file's outcome, as the report lists it."""
+    return tuple(
+        FileReport(
+            f.path,
+            f.action,
+            f.hunks_applied,
+            f.hunks_total,
+            f.new_path,
+            f.mode,
+            placements=f.placements,
+        )
+        for f in plan.files
     )

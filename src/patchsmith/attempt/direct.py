@@ -232,33 +232,31 @@ def write_file(
     `full_rewrite` says the file is being rewritten. Never raises for bad input.
     """
     from patchsmith.attempt._attempt import (
-        Attempt,
-        not_ready,
-        open_workspace,
+        open_attempt,
         outside_policy_file,
-        policy_or_fallback,
         review_and_commit,
-        should_record,
     )
     from patchsmith.guards import GuardContext
     from patchsmith.store import AttemptKind
 
-    workspace = open_workspace(root, check=check)
-    if isinstance(workspace, ApplyReport):
-        return workspace
-    rules, unreadable = policy_or_fallback(
-        workspace.root, policy, allow_policy_edit=allow_policy_edit
-    )
-    attempt = Attempt(
-        state_root=workspace.real_root,
+    opened = open_attempt(
+        root,
+        check=check,
+        policy=policy,
+        allow_policy_edit=allow_policy_edit,
+        record=record,
         kind=AttemptKind.WRITE,
-        record=should_record(record, rules),
         proposal_id=f"write:{path}",
         input_text=reason,
     )
-    blocked = not_ready(workspace, rules)
-    if blocked or isinstance(rules, PatchFailure):
-        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
+    if isinstance(opened, ApplyReport):
+        return opened
+    workspace, rules, unreadable, attempt = (
+        opened.workspace,
+        opened.rules,
+        opened.unreadable,
+        opened.attempt,
+    )
     with Transaction(workspace) as transaction:
         staged = stage_write(
             workspace,

@@ -26,6 +26,7 @@ from patchsmith.attempt._attempt import (
     Attempt,
     Verdict,
     Verifier,
+    file_reports,
     head_commit,
     not_ready,
     open_workspace,
@@ -402,18 +403,7 @@ def _stage(
             options=EngineOptions.default(),
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
-        files.extend(
-            FileReport(
-                f.path,
-                f.action,
-                f.hunks_applied,
-                f.hunks_total,
-                f.new_path,
-                f.mode,
-                placements=f.placements,
-            )
-            for f in plan.files
-        )
+        files.extend(file_reports(plan))
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
         warnings = plan.warnings
