@@ -2,8 +2,9 @@
 
 It owns the database file under `.patchsmith/`, its schema and migrations, and the
 records read back from it (`db.py` holds the `Store`; docs/decisions/0031 says when a
-database is moved aside). It may import `runtime`, `model`, `formats`, `engine` and
-`errors`, nothing above them (docs/architecture.md).
+database is moved aside). It may import the layers below it (`guards`, `policy`,
+`runtime`, `model`, `formats`, `engine`, `errors`), never a workflow or anything above
+(docs/architecture.md).
 """
 
 from patchsmith.store.db import (
