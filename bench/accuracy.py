@@ -49,7 +49,7 @@ STATE_DIR = ".patchsmith"
 sys.path.insert(0, str(ROOT / "src"))
 
 import patchsmith  # noqa: E402
-from patchsmith.api import apply  # noqa: E402
+from patchsmith.attempt.api import apply  # noqa: E402
 
 
 class Outcome(StrEnum):

@@ -33,8 +33,8 @@ import resource, sys, tempfile, time, json
 from pathlib import Path
 sys.path.insert(0, {src!r})
 import patchsmith
-from patchsmith.api import apply
-from patchsmith.propose import propose
+from patchsmith.attempt.api import apply
+from patchsmith.attempt.propose import propose
 root = Path(tempfile.mkdtemp(prefix="adversarial-"))
 def ws(files):
     for name, data in files.items():

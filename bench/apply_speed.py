@@ -43,11 +43,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT / ".." / "shared" / "corpus" / "public.jsonl.gz"
 
-from patchsmith.api import apply  # noqa: E402
+from patchsmith.attempt.api import apply  # noqa: E402
 from patchsmith.guards import GUARDS, GuardContext, run_guards  # noqa: E402
 
 try:
-    from patchsmith.guards.syntax import forget_verdicts
+    from patchsmith.runtime.syntax import forget_verdicts
 except ImportError:  # an older tree, timed for comparison: it caches no verdicts
 
     def forget_verdicts() -> None:

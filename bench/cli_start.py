@@ -70,7 +70,7 @@ def prepare(scratch: Path) -> tuple[Path, Path]:
     """A copy of the example's workspace, and the exact diff of its change for `git apply`."""
     workspace = scratch / "workspace"
     shutil.copytree(EXAMPLE / "workspace", workspace)
-    from patchsmith.api import apply
+    from patchsmith.attempt.api import apply
 
     reply = (EXAMPLE / "model-reply.md").read_text(encoding="utf-8")
     report = apply(reply, workspace, check=True, record=False)

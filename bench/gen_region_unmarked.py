@@ -361,7 +361,7 @@ def cases(source: Source) -> Iterator[dict[str, object]]:
 
 def _parses(source: Source, text: str) -> bool:
     """Whether `text` parses as cleanly as the source file does (tree-sitter; `ast` for Python)."""
-    from patchsmith.guards.syntax import parse_problems, python_error
+    from patchsmith.runtime.syntax import parse_problems, python_error
 
     if source.language == "python":
         return python_error(source.text) is not None or python_error(text) is None

@@ -46,8 +46,8 @@ SECRET = "AKIA" + "QWERTYUIOPASDFGH"
 
 sys.path.insert(0, str(ROOT / "src"))
 
-from patchsmith.api import apply  # noqa: E402
-from patchsmith.direct import write_file  # noqa: E402
+from patchsmith.attempt.api import apply  # noqa: E402
+from patchsmith.attempt.direct import write_file  # noqa: E402
 from patchsmith.engine.excerpt import line_similarity  # noqa: E402
 from patchsmith.errors import PatchFailure  # noqa: E402
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from patchsmith.formats.script import Action
-from patchsmith.guards._diff import diff_stat
-from patchsmith.guards.secrets import find_secrets
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import diff_stat
+from patchsmith.runtime.secrets import find_secrets
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 

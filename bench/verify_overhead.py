@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from patchsmith.evidence import RunSide
+from patchsmith.model.evidence import RunSide
 from patchsmith.runtime.process import run_process
 from patchsmith.verify import load_profiles, verify
 

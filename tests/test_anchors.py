@@ -10,7 +10,7 @@ import pytest
 from patchsmith import apply
 from patchsmith.cli import main
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus, WarningCode
+from patchsmith.model.report import ApplyStatus, WarningCode
 
 SOURCE = (
     "def a():\n    x = 1\n    y = 2\n\n"

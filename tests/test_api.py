@@ -1,4 +1,4 @@
-"""`patchsmith.api.apply` end to end: every action and format, file forms kept, clean refusals."""
+"""`patchsmith.apply` end to end: every action and format, file forms kept, clean refusals."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import TreeSnapshot, make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode, PatchRefused
 from patchsmith.formats.script import Action, EditFormat
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 SOURCE = b"x = 1\ny = 2\nz = 4\n"
 """The one file most tests start from (`a.py`)."""

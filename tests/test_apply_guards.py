@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode
 from patchsmith.guards import GUARDS, DecisionStatus
+from patchsmith.model.report import ApplyStatus
 from patchsmith.policy import GuardSwitches, Policy
-from patchsmith.report import ApplyStatus
 from patchsmith.store import DB_FILE_NAME, AttemptStatus, Store
 
 AWS_KEY = "AKIA" + "Q3EGRT5X2ZK7WPLM"  # split so that this file holds no key-shaped string

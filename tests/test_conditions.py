@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from patchsmith.conditions import (
+from patchsmith.attempt.conditions import (
     ConditionStatus,
     check_postconditions,
     check_preconditions,
@@ -19,8 +19,8 @@ from patchsmith.conditions import (
 from patchsmith.errors import FailureCode
 from patchsmith.formats.script import Action
 from patchsmith.guards import GuardContext
+from patchsmith.model.proposal import PatchProposal, PostconditionType, PreconditionType
 from patchsmith.policy import Policy
-from patchsmith.proposal import PatchProposal, PostconditionType, PreconditionType
 from patchsmith.runtime.change import FileChange
 
 AWS = "AKIA" + "Q3EGRT5X2ZK7WPLM"

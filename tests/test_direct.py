@@ -13,8 +13,8 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 from patchsmith import FileView, read_file, write_file
 from patchsmith.errors import FailureCode, PatchRefused
 from patchsmith.formats.script import Action
+from patchsmith.model.report import ApplyStatus
 from patchsmith.policy import Policy
-from patchsmith.report import ApplyStatus
 from patchsmith.store import AttemptKind, Store
 
 SOURCE = b"def f():\n    return 1\n"

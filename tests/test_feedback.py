@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from patchsmith import apply
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
-from patchsmith.report import (
+from patchsmith.model.report import (
     ApplyReport,
     ApplyStatus,
     ApplyWarning,

@@ -9,9 +9,9 @@ import pytest
 
 import patchsmith
 import patchsmith.cli
-from patchsmith.direct import write_file
+from patchsmith.attempt.direct import write_file
+from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode
-from patchsmith.propose import propose
 
 SECRET = "hunter2secretvalue"
 ENV = f"API_KEY={SECRET}\nDB=postgres://u:p@h/db\nMODE=dev\nOTHER=1\n"

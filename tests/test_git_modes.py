@@ -17,7 +17,7 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 from patchsmith import apply, propose
 from patchsmith.cli import main
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.transaction import with_executable
 
 SCRIPT = b"#!/bin/sh\necho hi\n"

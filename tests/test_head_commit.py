@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from patchsmith._attempt import head_commit
+from patchsmith.attempt._attempt import head_commit
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

@@ -11,7 +11,7 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith import propose
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 from patchsmith.store import AttemptStatus, Store
 
 SOURCE = b"a = 1\nb = 2\n"

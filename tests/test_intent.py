@@ -8,7 +8,7 @@ from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith import apply
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 AWS_KEY = "AKIA" + "ABCDEFGHIJKLMNOP"
 

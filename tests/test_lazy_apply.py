@@ -21,7 +21,7 @@ from patchsmith import apply, propose, write_file
 from patchsmith.cli import main
 from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 FUNCS = (
     "".join(

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.cli import main
 from patchsmith.engine.excerpt import lookalikes
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.model.proposal import PatchProposal
 from patchsmith.policy import GuardSwitches, Policy, load_policy, matches
-from patchsmith.proposal import PatchProposal
 
 
 def _proposal(**fields: Any) -> PatchProposal:

@@ -17,7 +17,7 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 from patchsmith import apply, propose, write_file
 from patchsmith.cli import main
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 POLICY = b'[policy]\nforbidden = ["ci/**"]\n'
 PYPROJECT = (

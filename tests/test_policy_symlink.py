@@ -14,7 +14,7 @@ from patchsmith import apply, write_file
 from patchsmith.cli import main
 from patchsmith.errors import FailureCode
 from patchsmith.guards.policyfiles import _linked_policy_paths
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 POLICY = b'[policy]\nforbidden = ["ci/**"]\n'
 PYPROJECT = (

@@ -20,7 +20,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from patchsmith._policy_schema import model_of
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.policy import (
     DependencyMode,
@@ -34,6 +33,7 @@ from patchsmith.policy import (
     StrategyCheck,
     load_policy,
 )
+from patchsmith.policy._schema import model_of
 
 TABLES = (GuardSwitches, ReviewPolicy, DependencyPolicy, LicencePolicy, OwnershipPolicy, Policy)
 
@@ -59,7 +59,7 @@ class TestDefaults:
         modules = _modules_after(code)
 
         assert [] == [m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")]
-        assert "patchsmith._policy_schema" not in modules
+        assert "patchsmith.policy._schema" not in modules
 
     def test_a_policy_file_is_validated_by_pydantic(self, tmp_path: Path) -> None:
         """A table that sets something goes through the pydantic model."""

@@ -17,8 +17,8 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 from patchsmith import apply, write_file
 from patchsmith.cli import main
 from patchsmith.errors import FailureCode
+from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy
-from patchsmith.report import ApplyReport
 
 # `version = 1.0.0` is not TOML: the file cannot be read, and names no patchsmith table.
 BROKEN = (

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from patchsmith.cli import schema as schema_cli
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
-from patchsmith.proposal import (
+from patchsmith.model.proposal import (
     DirectWriteOperation,
     FileHashMatch,
     PatchProposal,

@@ -13,8 +13,8 @@ from tests.workspace_snapshot import make_tree
 
 from patchsmith import propose
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.proposal import PatchProposal, load_proposal, proposal_json_schema
-from patchsmith.report import ApplyStatus
+from patchsmith.model.proposal import PatchProposal, load_proposal, proposal_json_schema
+from patchsmith.model.report import ApplyStatus
 
 SNAKE: dict[str, Any] = {
     "proposal_id": "p-camel",

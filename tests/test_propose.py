@@ -16,9 +16,9 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 import patchsmith.cli
 from patchsmith import PatchProposal, Policy, propose
-from patchsmith.conditions import ConditionStatus
+from patchsmith.attempt.conditions import ConditionStatus
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 from patchsmith.store import AttemptKind, Store
 
 USERS = b"def normalise(name):\n    return name\n"

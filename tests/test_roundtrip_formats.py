@@ -16,9 +16,9 @@ from tests.render_formats import RENDERERS
 from tests.strategies import edits, texts
 from tests.workspace_snapshot import snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 # Refusals allowed when a rendering leaves the place of an edit open: every rendering here is
 # made unique against the file by exact comparison, but the engine also matches tolerantly

@@ -19,7 +19,6 @@ from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
 from patchsmith.store import (
-    _MIGRATIONS,
     DB_FILE_NAME,
     SCHEMA_VERSION,
     UNIQUE_ID_PREFIX,
@@ -29,10 +28,9 @@ from patchsmith.store import (
     FileRecord,
     GuardDecision,
     Store,
-    _mapped_errors,
-    _migrate,
     new_attempt_id,
 )
+from patchsmith.store.db import _MIGRATIONS, _mapped_errors, _migrate
 
 SHA_A = hashlib.sha256(b"a\n").hexdigest()
 SHA_B = hashlib.sha256(b"b\n").hexdigest()
@@ -516,7 +514,7 @@ class TestIds:
     ) -> None:
         """A new id never shares its first UNIQUE_ID_PREFIX characters with a recorded one."""
         drawn = iter(["a-ABCDEF0000000000AA", "a-ABCDEF1111111111BB", "a-ZZZZZZ0000000000CC"])
-        monkeypatch.setattr("patchsmith.store.new_attempt_id", lambda: next(drawn))
+        monkeypatch.setattr("patchsmith.store.db.new_attempt_id", lambda: next(drawn))
 
         first = store.record_attempt(make_record(id=None))
         second = store.record_attempt(make_record(id=None))

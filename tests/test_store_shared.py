@@ -12,7 +12,8 @@ import pytest
 from tests.test_store import make_record
 
 from patchsmith.errors import FailureCode, PatchRefused
-from patchsmith.store import _SHARED_PER_THREAD, Store
+from patchsmith.store import Store
+from patchsmith.store.db import _SHARED_PER_THREAD
 
 
 @pytest.fixture(name="state_dir")

@@ -15,10 +15,11 @@ if TYPE_CHECKING:
     # A callable package: `patchsmith.verify(root, profiles)` runs verification, and
     # `patchsmith.verify.VerifyReport` & co. are its types.
     from patchsmith import verify
-    from patchsmith.api import apply
+    from patchsmith.attempt.api import apply
+    from patchsmith.attempt.direct import FileView, read_file, write_file
+    from patchsmith.attempt.propose import propose
     from patchsmith.codemod import Recipe, RecipeReport, run_recipe
     from patchsmith.commands.run import run_command
-    from patchsmith.direct import FileView, read_file, write_file
     from patchsmith.engine import apply_hunks, apply_hunks_strict, find_diffs
     from patchsmith.engine.model import EngineOptions, HunkOutcome, HunkResult, Mode
     from patchsmith.errors import (
@@ -37,6 +38,15 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.model.proposal import PatchProposal
+    from patchsmith.model.report import (
+        ApplyReport,
+        ApplyStatus,
+        ApplyWarning,
+        FileReport,
+        HunkPlacement,
+        WarningCode,
+    )
     from patchsmith.pipeline.budget import Budget
     from patchsmith.pipeline.freeze import FrozenCandidate, freeze
     from patchsmith.pipeline.judge import HookVerdict, Judgement, JudgeRequest, judge
@@ -46,16 +56,6 @@ if TYPE_CHECKING:
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
     from patchsmith.policy import Policy
-    from patchsmith.proposal import PatchProposal
-    from patchsmith.propose import propose
-    from patchsmith.report import (
-        ApplyReport,
-        ApplyStatus,
-        ApplyWarning,
-        FileReport,
-        HunkPlacement,
-        WarningCode,
-    )
 
 __all__ = [
     "Action",
@@ -123,23 +123,23 @@ __version__ = "0.1.0"
 # the guards, pydantic or SQLite). See docs/decisions/0022.
 _LAZY = {
     "Action": "patchsmith.formats.script",
-    "ApplyReport": "patchsmith.report",
-    "ApplyStatus": "patchsmith.report",
-    "ApplyWarning": "patchsmith.report",
+    "ApplyReport": "patchsmith.model.report",
+    "ApplyStatus": "patchsmith.model.report",
+    "ApplyWarning": "patchsmith.model.report",
     "EditFormat": "patchsmith.formats.script",
     "EditScript": "patchsmith.formats.script",
     "EngineOptions": "patchsmith.engine.model",
     "FailureCode": "patchsmith.errors",
     "FileEdit": "patchsmith.formats.script",
-    "FileReport": "patchsmith.report",
-    "FileView": "patchsmith.direct",
+    "FileReport": "patchsmith.model.report",
+    "FileView": "patchsmith.attempt.direct",
     "HunkOutcome": "patchsmith.engine.model",
-    "HunkPlacement": "patchsmith.report",
+    "HunkPlacement": "patchsmith.model.report",
     "HunkResult": "patchsmith.engine.model",
     "Mode": "patchsmith.engine.model",
     "PartialApplyError": "patchsmith.errors",
     "PatchFailure": "patchsmith.errors",
-    "PatchProposal": "patchsmith.proposal",
+    "PatchProposal": "patchsmith.model.proposal",
     "PatchRefused": "patchsmith.errors",
     "PatchsmithError": "patchsmith.errors",
     "Policy": "patchsmith.policy",
@@ -147,15 +147,15 @@ _LAZY = {
     "RecipeReport": "patchsmith.codemod",
     "ToolDefinition": "patchsmith.formats.tools",
     "ToolFlavor": "patchsmith.formats.tools",
-    "WarningCode": "patchsmith.report",
-    "apply": "patchsmith.api",
+    "WarningCode": "patchsmith.model.report",
+    "apply": "patchsmith.attempt.api",
     "apply_hunks": "patchsmith.engine",
     "apply_hunks_strict": "patchsmith.engine",
     "find_diffs": "patchsmith.engine",
     "format_prompt": "patchsmith.formats.tools",
     "parse_edits": "patchsmith.formats",
-    "propose": "patchsmith.propose",
-    "read_file": "patchsmith.direct",
+    "propose": "patchsmith.attempt.propose",
+    "read_file": "patchsmith.attempt.direct",
     "run_command": "patchsmith.commands.run",
     "Budget": "patchsmith.pipeline.budget",
     "RunResult": "patchsmith.pipeline.loop",
@@ -168,7 +168,7 @@ _LAZY = {
     "run_recipe": "patchsmith.codemod",
     "tool_definitions": "patchsmith.formats.tools",
     "verify": "patchsmith",
-    "write_file": "patchsmith.direct",
+    "write_file": "patchsmith.attempt.direct",
     "FrozenCandidate": "patchsmith.pipeline.freeze",
     "freeze": "patchsmith.pipeline.freeze",
     "HookVerdict": "patchsmith.pipeline.judge",

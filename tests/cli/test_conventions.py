@@ -12,7 +12,7 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 import patchsmith
 from patchsmith.cli import main
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 DIFF = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n"
 ADDITION = "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n x = 1\n y = 2\n+z = 3\n"

@@ -8,7 +8,7 @@ import pytest
 
 from patchsmith import propose
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 from .helpers import snapshot, write_tree
 

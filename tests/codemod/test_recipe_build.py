@@ -307,7 +307,7 @@ def test_without_profiles_to_run_compiles_is_an_error(tmp_path: Path) -> None:
 
 def test_a_run_that_did_not_finish_is_an_error() -> None:
     from patchsmith.codemod.checks import _verified
-    from patchsmith.evidence import Evidence, RunSide
+    from patchsmith.model.evidence import Evidence, RunSide
     from patchsmith.verify.report import ProfileOutcome, VerifyReport
 
     killed = Evidence("javac", RunSide.CHANGED, ("javac",), None, 1.0, False, "")

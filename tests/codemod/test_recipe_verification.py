@@ -156,7 +156,7 @@ def test_verdicts_of_runs_that_could_not_prove_anything() -> None:
     parsed failure is `failed` (its exit status is what broke)."""
     from patchsmith.codemod.checks import _verified
     from patchsmith.errors import FailureCode, PatchFailure
-    from patchsmith.evidence import Evidence, RunSide
+    from patchsmith.model.evidence import Evidence, RunSide
     from patchsmith.verify.profiles import ProfileKind
     from patchsmith.verify.report import ProfileOutcome, VerifyReport
 

@@ -11,7 +11,7 @@ import pytest
 
 from patchsmith import run_command
 from patchsmith.cli import main
-from patchsmith.evidence import Evidence, RunSide
+from patchsmith.model.evidence import Evidence, RunSide
 
 RANDOM = "import os; open('out.txt', 'w').write(os.urandom(8).hex())"
 STABLE = "open('out.txt', 'w').write('same\\n')"

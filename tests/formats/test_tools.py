@@ -14,7 +14,7 @@ import patchsmith
 from patchsmith.cli import main
 from patchsmith.formats.script import EditFormat
 from patchsmith.formats.tools import EXAMPLE_FILE, ToolDefinition, ToolFlavor
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 GUIDES = patchsmith.tool_definitions()
 EXPECTED = b'def greet(name):\n    return f"Hello, {name}!"\n'

@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.registry import parser_for
 from patchsmith.formats.script import EditFormat, EditScript
-from patchsmith.proposal import PatchProposal, load_proposal
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.proposal import PatchProposal, load_proposal
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 FRAGMENTS = (
     "--- a/a.py",

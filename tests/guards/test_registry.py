@@ -18,8 +18,8 @@ from patchsmith.guards import (
     guard_named,
     run_guards,
 )
+from patchsmith.model.proposal import PatchProposal
 from patchsmith.policy import GuardSwitches, Policy
-from patchsmith.proposal import PatchProposal
 
 
 class TestRegistry:
@@ -133,7 +133,7 @@ class TestImportCost:
     def test_heavy_dependencies_load_lazily(self) -> None:
         """Importing patchsmith and its guards loads neither tree-sitter nor detect-secrets."""
         code = (
-            "import sys, patchsmith, patchsmith.guards, patchsmith.conditions; "
+            "import sys, patchsmith, patchsmith.guards, patchsmith.attempt.conditions; "
             "print(sorted(m for m in sys.modules "
             "if m.startswith(('tree_sitter', 'detect_secrets', 'unidiff'))))"
         )

@@ -9,8 +9,8 @@ from tests.guards.changes import context, create, update
 from patchsmith.errors import FailureCode
 from patchsmith.guards import GuardContext
 from patchsmith.guards.review import ReviewGuard, measure_drift
+from patchsmith.model.proposal import TargetRegion
 from patchsmith.policy import Policy, ReviewPolicy
-from patchsmith.proposal import TargetRegion
 
 BODY = [f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30)]
 ORIGINAL = (

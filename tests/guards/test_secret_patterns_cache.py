@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from patchsmith.guards import secrets
-from patchsmith.runtime import usercache
+from patchsmith.runtime import secrets, usercache
 
 STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"  # assembled so no scanner flags this file
 
@@ -64,7 +63,7 @@ class TestDenylistCache:
         still does, and is still found."""
         code = (
             "import sys\n"
-            "from patchsmith.guards.secrets import _findings\n"
+            "from patchsmith.runtime.secrets import _findings\n"
             "print(_findings('a.py', ((1, 'name = name.strip()'),)))\n"
             "print('detect_secrets' in sys.modules)\n"
             f"print([f.kind for f in _findings('a.py', ((1, {'k = ' + repr(STRIPE)!r}),))])\n"

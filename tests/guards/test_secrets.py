@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from tests.guards.changes import context, create, update
 
 from patchsmith.errors import FailureCode
-from patchsmith.guards.secrets import SecretGuard, find_secrets
+from patchsmith.guards.secrets import SecretGuard
+from patchsmith.runtime.secrets import find_secrets
 
 # assembled at run time so that no scanner flags this file itself
 AWS = "AKIA" + "Q3EGRT5X2ZK7WPLM"
@@ -111,7 +112,7 @@ class TestPrefilter:
     def plugin_match(line: str) -> bool:
         import re
 
-        from patchsmith.guards.secrets import _denylist_sources
+        from patchsmith.runtime.secrets import _denylist_sources
 
         return any(re.compile(p, f).search(line) for p, f in _denylist_sources())
 
@@ -123,7 +124,7 @@ class TestPrefilter:
     )
     def test_same_answer_as_each_plugin_pattern(self, shape: str, before: str, after: str) -> None:
         """Around every credential shape and its fragments: one pass agrees with all patterns."""
-        from patchsmith.guards.secrets import _plugin_patterns
+        from patchsmith.runtime.secrets import _plugin_patterns
 
         for line in (before + shape + after, before + shape[: len(shape) // 2] + after):
             combined = any(p.search(line) for p in _plugin_patterns())
@@ -131,7 +132,7 @@ class TestPrefilter:
 
     def test_one_pass_per_line(self) -> None:
         """The plugins' flag groups are scoped inside one pattern, not one pattern each."""
-        from patchsmith.guards.secrets import _plugin_patterns
+        from patchsmith.runtime.secrets import _plugin_patterns
 
         assert 1 == len(_plugin_patterns())
 
@@ -139,7 +140,7 @@ class TestPrefilter:
         """A group under a flag no `(?x:...)` scope carries (ASCII) is left to its own regex."""
         import re
 
-        from patchsmith.guards.secrets import _one_pattern
+        from patchsmith.runtime.secrets import _one_pattern
 
         assert _one_pattern({re.ASCII: ["a"]}) is None
         joined = _one_pattern({re.UNICODE: ["a"], re.UNICODE | re.IGNORECASE: ["b"]})

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from tests.guards.changes import context, create, delete, update
 
 from patchsmith.errors import FailureCode
-from patchsmith.guards import syntax
-from patchsmith.guards.syntax import SyntaxGuard, language_for, parse_problems, python_error
+from patchsmith.guards.syntax import NEAR, SyntaxGuard
+from patchsmith.runtime import syntax
+from patchsmith.runtime.syntax import language_for, parse_problems, python_error
 
 GOOD = {
     "a.py": "def f(x):\n    return x + 1\n",
@@ -355,7 +356,7 @@ class TestAlreadyBrokenProperties:
         bodies = [
             n + 1
             for n, line in enumerate(lines)
-            if line.startswith("    x = a") and abs(n + 1 - broken) > syntax.NEAR + 1
+            if line.startswith("    x = a") and abs(n + 1 - broken) > NEAR + 1
         ]
         assume(bodies)
         at = data.draw(st.sampled_from(bodies))

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
+from patchsmith.attempt.propose import propose
 from patchsmith.cli import main
 from patchsmith.engine.blocks import Op, block_from_search_replace
 from patchsmith.engine.linediff import alignment_cost, line_opcodes
 from patchsmith.errors import FailureCode
 from patchsmith.formats import parse_edits
 from patchsmith.guards.syntax import SyntaxGuard
+from patchsmith.model.report import ApplyStatus
 from patchsmith.policy import Policy
-from patchsmith.propose import propose
-from patchsmith.report import ApplyStatus
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 

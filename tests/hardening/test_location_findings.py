@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
-from patchsmith.api import apply
+from patchsmith.attempt.api import apply
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 from patchsmith.runtime import intake
 
 

@@ -11,7 +11,7 @@ from tests.workspace_snapshot import make_tree
 
 import patchsmith
 from patchsmith.errors import FailureCode, PatchRefused
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 from .gitrepo import checkout_state, git, make_repo
 

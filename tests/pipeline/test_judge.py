@@ -12,8 +12,8 @@ from tests.workspace_snapshot import make_tree
 
 import patchsmith
 from patchsmith.errors import FailureCode, PatchRefused
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.formats.script import Action
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.pipeline.judge import (
     Criterion,
     HookVerdict,

@@ -21,11 +21,11 @@ from tests.shared_data import corpus_dir
 
 from patchsmith.engine.excerpt import line_similarity
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure
+from patchsmith.model.report import Action, ApplyReport, ApplyStatus, FileReport, HunkPlacement
 from patchsmith.pipeline.budget import Budget
 from patchsmith.pipeline.lookalike import Target, strayed, targets_of
 from patchsmith.pipeline.loop import run_task
 from patchsmith.pipeline.source import ScriptedSource, Turn
-from patchsmith.report import Action, ApplyReport, ApplyStatus, FileReport, HunkPlacement
 
 TWINS = Path(__file__).resolve().parents[1] / "data" / "twins" / "twins-public.jsonl.gz"
 _NUMBERED = re.compile(r"^\s*(\d+) \| (.*)$")

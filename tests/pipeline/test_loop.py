@@ -245,7 +245,7 @@ class TestBudget:
         assert all(len(t.feedback) <= 300 for t in result.turns)
 
     def test_high_risk_halves_attempts_and_time(self) -> None:
-        from patchsmith.proposal import Risk
+        from patchsmith.model.proposal import Risk
 
         assert Budget(max_attempts=3, max_seconds=60.0) == Budget(
             max_attempts=5, max_seconds=120.0

@@ -15,7 +15,7 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 import patchsmith
 from patchsmith.errors import FailureCode
 from patchsmith.formats.script import Action
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.store import (

@@ -257,9 +257,9 @@ class TestExampleAgent:
 
 
 def test_propose_stays_callable_after_its_module_is_imported() -> None:
-    """`patchsmith.propose` is the function, or a module that proposes when called."""
+    """`patchsmith.propose` stays the function once its module is imported."""
     import importlib
 
-    importlib.import_module("patchsmith.propose")
+    importlib.import_module("patchsmith.attempt.propose")
 
     assert callable(patchsmith.propose)

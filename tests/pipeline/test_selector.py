@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import patchsmith.cli
 from patchsmith.errors import FailureCode
+from patchsmith.model.proposal import ProposalStrategy as S
 from patchsmith.pipeline.selector import (
     RULES,
     ChangeFacts,
@@ -21,7 +22,6 @@ from patchsmith.pipeline.selector import (
     select_strategy,
     strategy_check,
 )
-from patchsmith.proposal import ProposalStrategy as S
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "strategies.md"
 

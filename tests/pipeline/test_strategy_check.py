@@ -11,10 +11,10 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 import patchsmith.cli
 from patchsmith import propose
+from patchsmith.attempt.propose import changed_line_count
 from patchsmith.errors import FailureCode
+from patchsmith.model.report import ApplyStatus
 from patchsmith.policy import Policy, StrategyCheck, load_policy
-from patchsmith.propose import changed_line_count
-from patchsmith.report import ApplyStatus
 
 FILES = {f"src/m{i}.py": f"VALUE_{i} = {i}\n".encode() for i in range(5)}
 

@@ -14,11 +14,11 @@ from tests.pipeline.test_loop import SCALE_TASK, STALE
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith.errors import FailureCode
+from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines, Risk
 from patchsmith.pipeline.budget import Budget, diff_budget
 from patchsmith.pipeline.loop import RunStatus, run_task
 from patchsmith.pipeline.source import CommandSource, ScriptedSource
 from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
-from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, Risk
 
 
 class TestLoadTask:

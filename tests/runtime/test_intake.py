@@ -21,7 +21,7 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
-from patchsmith.report import HunkPlacement
+from patchsmith.model.report import HunkPlacement
 from patchsmith.runtime.intake import FileOutcome, StagePlan, stage_script
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace

@@ -10,7 +10,7 @@ from tests.workspace_snapshot import make_tree
 
 from patchsmith import apply, propose, write_file
 from patchsmith.cli import main
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.workspace import Workspace
 
 ONE = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"

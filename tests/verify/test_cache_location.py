@@ -14,9 +14,9 @@ from tests.verify.test_propose_verification import _proposal
 
 from patchsmith import propose
 from patchsmith.errors import FailureCode
-from patchsmith.evidence import Evidence, RunSide
 from patchsmith.formats.script import Action
-from patchsmith.report import ApplyStatus
+from patchsmith.model.evidence import Evidence, RunSide
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.verify import verify_changes
 from patchsmith.verify.baseline import (

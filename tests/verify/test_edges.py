@@ -11,8 +11,8 @@ import pytest
 
 import patchsmith.verify
 from patchsmith.cli import main
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.formats.script import Action
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.runtime.change import FileChange
 from patchsmith.verify.parsers import ParserInput, ParserName, parse_output
 from patchsmith.verify.parsers.base import relative_path

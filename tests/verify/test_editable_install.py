@@ -12,8 +12,8 @@ from tests.sandboxing import take_bwrap_away
 from tests.verify.conftest import CALC
 from tests.workspace_snapshot import make_tree
 
-from patchsmith.evidence import RunSide
 from patchsmith.formats.script import Action
+from patchsmith.model.evidence import RunSide
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.sandbox import usable_bwrap
 from patchsmith.verify import verify_changes

@@ -14,8 +14,8 @@ from tests.workspace_snapshot import make_tree
 import patchsmith.cli
 from patchsmith import propose
 from patchsmith.errors import FailureCode
-from patchsmith.evidence import Verdict
-from patchsmith.report import ApplyStatus
+from patchsmith.model.evidence import Verdict
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.watch import changed, fingerprint
 from patchsmith.verify import verify_changes
 

@@ -21,11 +21,11 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 import patchsmith.cli
 from patchsmith import propose
-from patchsmith.conditions import ConditionStatus
+from patchsmith.attempt.conditions import ConditionStatus
 from patchsmith.errors import FailureCode
-from patchsmith.evidence import Verdict
-from patchsmith.proposal import PostconditionType
-from patchsmith.report import ApplyStatus
+from patchsmith.model.evidence import Verdict
+from patchsmith.model.proposal import PostconditionType
+from patchsmith.model.report import ApplyStatus
 
 GREEN = CALC.replace(b"return a + b", b"return b + a")
 A = b"x = 1\n"

@@ -17,9 +17,9 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 import patchsmith.cli
 from patchsmith import propose
 from patchsmith.errors import FailureCode
-from patchsmith.evidence import Evidence, RunSide
 from patchsmith.formats.script import Action
-from patchsmith.report import ApplyStatus
+from patchsmith.model.evidence import Evidence, RunSide
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.sandbox import usable_bwrap
 from patchsmith.verify import trees, verify_changes

@@ -13,7 +13,7 @@ from tests.verify.conftest import CALC, git_commit_all
 import patchsmith
 import patchsmith.cli
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import ToolFailure
+from patchsmith.model.evidence import ToolFailure
 from patchsmith.verify import ProfileSet, ProfileSource, detect_profiles, load_profiles
 from patchsmith.verify.baseline import compare
 from patchsmith.verify.targeted import module_names, targeted_tests

@@ -19,11 +19,11 @@ from tests.workspace_snapshot import snapshot_tree
 
 import patchsmith.cli
 from patchsmith import propose
-from patchsmith.conditions import ConditionStatus
+from patchsmith.attempt.conditions import ConditionStatus
 from patchsmith.errors import FailureCode
-from patchsmith.evidence import RunSide
-from patchsmith.proposal import PostconditionType
-from patchsmith.report import ApplyStatus
+from patchsmith.model.evidence import RunSide
+from patchsmith.model.proposal import PostconditionType
+from patchsmith.model.report import ApplyStatus
 from patchsmith.runtime.sandbox import usable_bwrap
 from patchsmith.store import Store
 
@@ -264,7 +264,7 @@ class TestPlanChecks:
 
     def test_compile_minimum_prefers_build_profiles(self, project: Path) -> None:
         """BUILD_TOOL_GENERATED needs compile: a build profile is chosen over the tests."""
-        from patchsmith.proposal import PatchProposal
+        from patchsmith.model.proposal import PatchProposal
         from patchsmith.verify.plan import implicit_plan
         from patchsmith.verify.profiles import Profile, ProfileKind, ProfileSet
 

@@ -21,7 +21,7 @@ from tests.verify.conftest import PY, git_commit_all
 from tests.workspace_snapshot import make_tree
 
 import patchsmith.cli
-from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.verify import verify
 from patchsmith.verify.parsers import ParserInput, ParserName, exit_verdict_of
 from patchsmith.verify.parsers.base import python_module

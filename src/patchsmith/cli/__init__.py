@@ -1,4 +1,7 @@
-"""The `patchsmith` command: one module per subcommand, each with `register(subparsers)`."""
+"""The `patchsmith` command: one module per subcommand, each with `register(subparsers)`.
+
+Layer (docs/architecture.md): the top; may import every layer, and no layer imports it.
+"""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from patchsmith.cli._output import (
 )
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
-from patchsmith.report import ApplyReport, ApplyStatus
+from patchsmith.model.report import ApplyReport, ApplyStatus
 
 if TYPE_CHECKING:
     from patchsmith.policy import Policy
@@ -225,7 +225,7 @@ def _read_patch(name: str, *, as_json: bool) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from patchsmith.api import apply
+    from patchsmith.attempt.api import apply
 
     bad_root = missing_root("apply", args.root, as_json=args.json)
     if bad_root is not None:

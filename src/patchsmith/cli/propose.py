@@ -68,7 +68,7 @@ def _read(name: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from patchsmith.propose import propose
+    from patchsmith.attempt.propose import propose
 
     bad_root = missing_root("propose", args.root, as_json=args.json)
     if bad_root is not None:

@@ -8,7 +8,7 @@ import sys
 from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, missing_root, write_json
 from patchsmith.cli.apply import add_metadata_options, add_record_option, policy_for
 from patchsmith.errors import FailureCode
-from patchsmith.report import ApplyStatus
+from patchsmith.model.report import ApplyStatus
 
 __all__ = ["register", "run"]
 

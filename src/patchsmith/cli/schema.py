@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(schema_text(recipe_json_schema()))
         return 0
-    from patchsmith.proposal import proposal_json_schema
+    from patchsmith.model.proposal import proposal_json_schema
 
     sys.stdout.write(schema_text(proposal_json_schema()))
     return 0

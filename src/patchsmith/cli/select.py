@@ -80,8 +80,8 @@ def _invalid(message: str) -> PatchFailure:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
+    from patchsmith.model.proposal import ProposalStrategy
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy, strategy_check
-    from patchsmith.proposal import ProposalStrategy
 
     data: object
     if args.facts is not None:

@@ -14,7 +14,7 @@ from patchsmith.cli.log import (
     write_json,
 )
 from patchsmith.errors import PatchRefused
-from patchsmith.evidence import Evidence, RunSide, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, Verdict
 from patchsmith.store import AttemptRecord
 
 __all__ = ["register", "render", "run"]

@@ -23,7 +23,7 @@ from patchsmith.cli._output import (
     write_json,
 )
 from patchsmith.errors import PatchFailure
-from patchsmith.evidence import Verdict
+from patchsmith.model.evidence import Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet

@@ -2,6 +2,11 @@
 
 `run_recipe` is the entry point (also `patchsmith.run_recipe`); `docs/codemods.md`
 describes the recipe contract, the operations and the backend each one uses.
+
+Layer (docs/architecture.md): a workflow, sibling of `attempt`, `verify`, `commands` and
+`pipeline`; may import them and `store` and everything below, never `fleet`, `mcp` or `cli`.
+Backends import the dispatcher's shared types from `codemod/matches.py` and
+`codemod/edits.py`, never `codemod/transform.py`.
 """
 
 from patchsmith.codemod.recipe import Recipe, parse_recipe, recipe_json_schema

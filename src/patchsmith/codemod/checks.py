@@ -21,7 +21,7 @@ from patchsmith.codemod.recipe import (
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence, RunSide, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, Verdict
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
@@ -348,7 +348,7 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
 
 def _syntax(changed: Mapping[str, bytes]) -> RecipeCheck:
     """`parses`: every changed file parses (a syntax check; it proves no compile)."""
-    from patchsmith.guards.syntax import parse_problems, python_error
+    from patchsmith.runtime.syntax import parse_problems, python_error
 
     broken = []
     unknown = []

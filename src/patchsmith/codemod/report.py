@@ -8,11 +8,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure
-from patchsmith.evidence import Evidence
+from patchsmith.model.evidence import Evidence
 
 if TYPE_CHECKING:
     from patchsmith.codemod.checks import RecipeCheck
-    from patchsmith.codemod.transform import SeenMatch
+    from patchsmith.codemod.matches import SeenMatch
 
 __all__ = ["RecipeFile", "RecipeReport", "RecipeStatus", "SkippedFile"]
 

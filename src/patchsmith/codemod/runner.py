@@ -30,8 +30,8 @@ from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, Sk
 from patchsmith.codemod.transform import SeenMatch, transform
 from patchsmith.codemod.workset import WorkSet, scratch_dir
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence
 from patchsmith.formats.script import Action
+from patchsmith.model.evidence import Evidence
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
@@ -431,7 +431,7 @@ def run_recipe(
     trusted repository (`trust`: true trusts it for this call, `None` asks the trust
     store; else UNTRUSTED_REPOSITORY).
     """
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         head_commit,
         not_ready,
@@ -441,7 +441,7 @@ def run_recipe(
         should_record,
     )
     from patchsmith.guards import GuardContext
-    from patchsmith.report import ApplyReport, ApplyStatus
+    from patchsmith.model.report import ApplyReport, ApplyStatus
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.store import AttemptKind
 

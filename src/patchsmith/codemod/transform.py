@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from patchsmith.codemod.backends import astgrep, config, java, python
 from patchsmith.codemod.edits import EditGroup, apply_groups
+from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import (
     AstGrepRule,
     ConfigKeyRename,
@@ -27,19 +28,6 @@ __all__ = ["MAX_PASSES", "SeenMatch", "Transformed", "transform"]
 
 MAX_PASSES = 8
 """Passes of one rule over the files whose matches nested (an outer fix first, then inner)."""
-
-
-@dataclass(frozen=True)
-class SeenMatch:
-    """A match the recipe saw but did not change, and why."""
-
-    path: str
-    line: int
-    text: str
-    reason: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "text": self.text, "reason": self.reason}
 
 
 @dataclass

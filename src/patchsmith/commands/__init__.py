@@ -4,6 +4,9 @@ Lockfiles, generated code and formatter output change only this way: a profile
 (argv template with validated parameters) runs on a copy of the workspace, what it
 changed is checked against the expected and forbidden paths, and then staged as
 command-generated into the same transaction as the rest of the proposal.
+
+Layer (docs/architecture.md): a workflow, sibling of `attempt`, `verify`, `codemod` and
+`pipeline`; may import them and `store` and everything below, never `fleet`, `mcp` or `cli`.
 """
 
 from __future__ import annotations

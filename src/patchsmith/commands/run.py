@@ -7,9 +7,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 
 from patchsmith.commands.profiles import ParamValue
+from patchsmith.model.proposal import CommandOperation, PatchProposal, ProposalStrategy
+from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy
-from patchsmith.proposal import CommandOperation, PatchProposal, ProposalStrategy
-from patchsmith.report import ApplyReport
 
 __all__ = ["run_command"]
 
@@ -41,7 +41,7 @@ def run_command(
     BUILD_TOOL_GENERATED proposal it needs compile evidence: without a profile that gives
     it, INSUFFICIENT_EVIDENCE unless `allow_unverified`. Never raises for bad input.
     """
-    from patchsmith.propose import propose
+    from patchsmith.attempt.propose import propose
 
     run_id = f"run-command-{uuid.uuid4().hex[:12]}"
     operation = CommandOperation.model_validate(

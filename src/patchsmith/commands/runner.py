@@ -25,7 +25,7 @@ from pathlib import Path
 
 from patchsmith.commands.profiles import CommandProfile, ParamValue, render_argv
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence, RunSide, ToolFailure
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure
 from patchsmith.policy import matches
 from patchsmith.runtime.process import ProcessResult, run_process
 from patchsmith.runtime.sandbox import (

@@ -9,10 +9,10 @@ from pathlib import Path
 from patchsmith.commands.profiles import CommandProfile, load_profiles, require_sandbox
 from patchsmith.commands.runner import CommandRun, run_profile
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence
+from patchsmith.model.evidence import Evidence
+from patchsmith.model.proposal import CommandOperation
+from patchsmith.model.report import FileReport
 from patchsmith.policy import Policy
-from patchsmith.proposal import CommandOperation
-from patchsmith.report import FileReport
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.transaction import Transaction
 

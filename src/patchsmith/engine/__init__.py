@@ -3,6 +3,9 @@
 No I/O happens here. `apply_hunks` is the entry point; `mode="compat"`
 reproduces llm-diff-patcher 0.2.1 exactly, `mode="default"` adds the measured
 improvements listed on `EngineOptions`.
+
+Layer (docs/architecture.md): owns pure text algorithms; imports nothing of patchsmith but
+`patchsmith.errors`, and no module that touches files, processes or the clock.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@
 transaction, guards and verification, and commits each result to the run's SQLite
 store as it lands, so a rerun resumes. Executors: a local process pool (default) or
 Dask distributed (`pip install patchsmith[fleet]`). See docs/fleet.md.
+
+Layer (docs/architecture.md): may import the workflows and everything below them; only `cli`
+imports it, and it never imports `mcp`.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def resolve_change(
         if isinstance(entry, PatchFailure):
             return entry
         return ChangeSpec(kind, entry.recipe.recipe_id, entry.text, policy_text, profiles)
-    from patchsmith.proposal import load_proposal
+    from patchsmith.model.proposal import load_proposal
 
     proposal = load_proposal(change)
     if isinstance(proposal, PatchFailure):

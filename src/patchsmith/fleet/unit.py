@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import IO
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Verdict
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, policy_from_text
 from patchsmith.fleet.checkout import checkout
 from patchsmith.fleet.lifeline import PARENT_ENV
 from patchsmith.fleet.repos import RepoSpec
 from patchsmith.fleet.result import FleetStatus, RepoResult
+from patchsmith.model.evidence import Verdict
 from patchsmith.runtime.statedir import StateDirUnsafe, ensure_subdir
 
 __all__ = [
@@ -210,9 +210,9 @@ def _recipe(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
 
 
 def _proposal(unit: WorkUnit, root: Path, policy: object) -> RepoResult:
+    from patchsmith.attempt.propose import propose
+    from patchsmith.model.report import ApplyStatus
     from patchsmith.policy import Policy
-    from patchsmith.propose import propose
-    from patchsmith.report import ApplyStatus
 
     rules = policy if isinstance(policy, Policy) else None
     report = propose(

@@ -1,4 +1,8 @@
-"""Model text to `EditScript`: every edit format, detected by content."""
+"""Model text to `EditScript`: every edit format, detected by content.
+
+Layer (docs/architecture.md): owns the input formats and their detection; may import
+`engine` and `errors` only.
+"""
 
 from __future__ import annotations
 

@@ -2,15 +2,18 @@
 
 `GUARDS` is the registry, in the order guards run; `run_guards` runs every
 enabled guard and records each decision, so the store can keep them all.
+
+Layer (docs/architecture.md): owns the checks a change passes before it is written; may
+import `policy`, `runtime`, `model`, `formats`, `engine` and `errors`, never `store` or a
+workflow.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
-from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.errors import PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.guards.binary import BinaryContentGuard
 from patchsmith.guards.budgets import (
@@ -35,6 +38,7 @@ from patchsmith.guards.review import ReviewGuard
 from patchsmith.guards.scope import ForbiddenPathGuard, WriteScopeGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
+from patchsmith.model.verdicts import DecisionStatus, GuardDecision
 from patchsmith.runtime.change import FileChange
 
 __all__ = [
@@ -77,38 +81,6 @@ GUARDS: tuple[type[Guard], ...] = (
 
 RECORD_DIR = ".patchsmith/"
 """patchsmith's own records; never a change under review, so no guard sees them."""
-
-
-class DecisionStatus(StrEnum):
-    """What one guard decided."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    DISABLED = "disabled"
-
-
-@dataclass(frozen=True)
-class GuardDecision:
-    """One guard's verdict on the whole change."""
-
-    name: str
-    code: FailureCode
-    status: DecisionStatus
-    failures: tuple[PatchFailure, ...] = ()
-    notes: tuple[str, ...] = ()
-    """What the guard let through but reports (an allowed dependency, a flagged owner)."""
-
-    def to_json(self) -> dict[str, object]:
-        """The JSON object the store and `--json` reports use."""
-        data: dict[str, object] = {
-            "name": self.name,
-            "code": self.code.value,
-            "status": self.status.value,
-            "failures": [failure.to_json() for failure in self.failures],
-        }
-        if self.notes:
-            data["notes"] = list(self.notes)
-        return data
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from patchsmith.policy import Policy
 from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
-    from patchsmith.proposal import PatchProposal, TargetRegion
+    from patchsmith.model.proposal import PatchProposal, TargetRegion
 
 __all__ = ["Guard", "GuardContext", "touched_paths"]
 

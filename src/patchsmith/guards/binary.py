@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import BINARY_PROBE, is_binary
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import BINARY_PROBE, is_binary
 
 __all__ = ["BinaryContentGuard"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import diff_stat
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import diff_stat
 
 __all__ = ["HunksOutsideExpectedGuard", "MaxChangedLinesGuard", "MaxFilesGuard", "changed_lines"]
 

@@ -16,10 +16,10 @@ from fnmatch import fnmatchcase
 from posixpath import basename
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import DependencyMode
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import text_of
 
 __all__ = [
     "DependencyChange",

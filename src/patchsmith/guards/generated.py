@@ -6,10 +6,10 @@ import re
 from collections.abc import Sequence
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import text_of
 
 __all__ = ["GENERATED_PATHS", "GeneratedFileGuard", "generated_marker", "is_generated_path"]
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
-from patchsmith.guards._diff import lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import lines_of, text_of
 
 __all__ = ["LicenceHeaderGuard", "has_licence_header"]
 

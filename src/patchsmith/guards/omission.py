@@ -25,9 +25,9 @@ from difflib import SequenceMatcher
 
 from patchsmith.engine.placeholder import placeholders_absent_from
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import text_of
 
 __all__ = [
     "LARGE_FILE_LINES",

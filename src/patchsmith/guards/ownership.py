@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import text_of
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
 from patchsmith.policy import OwnershipMode, matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import text_of
 
 __all__ = ["CodeOwners", "OwnershipGuard", "parse_codeowners"]
 

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.guards._diff import diff_stat, lines_of, text_of
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import ReviewPolicy
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import diff_stat, lines_of, text_of
 
 if TYPE_CHECKING:
-    from patchsmith.proposal import TargetRegion
+    from patchsmith.model.proposal import TargetRegion
 
 __all__ = ["Drift", "ReviewGuard", "measure_drift"]
 

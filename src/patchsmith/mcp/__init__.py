@@ -4,6 +4,9 @@
 `Toolbox(root)` offers the same tools as plain calls (`Toolbox.call(name, arguments)`)
 without the SDK, and `serve(toolbox)` runs the server; only `serve` needs the optional
 `mcp` SDK (`pip install 'patchsmith[mcp]'`). docs/mcp.md describes every tool.
+
+Layer (docs/architecture.md): may import the workflows and everything below them; only `cli`
+imports it, and it never imports `fleet`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ def restore(
     restore whose bytes would differ from the snapshot's (the file's encoding
     changed) is refused too. Guarded, committed and recorded as a `write` attempt.
     """
-    from patchsmith._attempt import Attempt, not_ready, review_and_commit, should_record
-    from patchsmith.direct import stage_write
+    from patchsmith.attempt._attempt import Attempt, not_ready, review_and_commit, should_record
+    from patchsmith.attempt.direct import stage_write
     from patchsmith.guards import GuardContext
     from patchsmith.runtime.transaction import Transaction
     from patchsmith.store import AttemptKind

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import PatchFailure
 
 if TYPE_CHECKING:
-    from patchsmith.report import ApplyReport
+    from patchsmith.model.report import ApplyReport
 
 __all__ = ["MAX_DIFF_CHARS", "ToolResult", "failed", "from_report"]
 

@@ -43,8 +43,8 @@ from patchsmith.mcp.arguments import (
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
+from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy, matches
-from patchsmith.report import ApplyReport
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.workspace import Workspace
@@ -325,13 +325,13 @@ class Toolbox:
 
     def apply(self, args: ApplyArgs) -> ToolResult:
         """Apply model output in any format: all or nothing, `check` for a dry run."""
-        import patchsmith
+        from patchsmith.attempt.api import apply
 
         format = EditFormat(args.format)
         touched = _paths_in(args.patch, format)
 
         def run() -> ApplyReport:
-            return patchsmith.apply(
+            return apply(
                 args.patch,
                 self.root,
                 format=format,
@@ -375,12 +375,12 @@ class Toolbox:
         return self._editor_call(relative, call)
 
     def _editor_call(self, relative: str, call: Mapping[str, object]) -> ToolResult:
-        import patchsmith
+        from patchsmith.attempt.api import apply
 
         reply = json.dumps(call, ensure_ascii=False)
 
         def run() -> ApplyReport:
-            return patchsmith.apply(
+            return apply(
                 reply,
                 self.root,
                 format=EditFormat.STR_REPLACE,
@@ -409,12 +409,12 @@ class Toolbox:
 
     def write_file(self, args: WriteFileArgs) -> ToolResult:
         """Replace a file whole, if it still has the sha256 it was read with."""
-        import patchsmith
+        from patchsmith.attempt.direct import write_file
 
         relative = self._file(args.path)
 
         def run() -> ApplyReport:
-            return patchsmith.write_file(
+            return write_file(
                 self.root,
                 relative,
                 args.content,
@@ -532,7 +532,7 @@ class Toolbox:
 
     def propose(self, args: ProposeArgs) -> ToolResult:
         """Apply a PatchProposal under the server's policy (narrowed by it, never loosened)."""
-        from patchsmith.propose import propose
+        from patchsmith.attempt.propose import propose
 
         proposal: Any = args.proposal
         report = propose(

@@ -7,6 +7,9 @@ runs are one idea per module: `judge` (a deterministic rubric plus an optional h
 `freeze` (a run's composed diff, and a commit on a new git branch), `revert` (undo one
 attempt through the normal transaction), `rewind` and `recorded` (undoing recorded diffs
 in memory, exactly); import those from their modules.
+
+Layer (docs/architecture.md): a workflow, sibling of `attempt`, `verify`, `commands` and
+`codemod`; may import them and `store` and everything below, never `fleet`, `mcp` or `cli`.
 """
 
 from __future__ import annotations

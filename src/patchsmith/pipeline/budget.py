@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from patchsmith.proposal import DiffMaxFiles, DiffMaxLines, Postcondition, Risk
-from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, MIN_FEEDBACK_CHARS
+from patchsmith.model.feedback import DEFAULT_FEEDBACK_CHARS, MIN_FEEDBACK_CHARS
+from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines, Postcondition, Risk
 
 __all__ = ["Budget", "diff_budget"]
 

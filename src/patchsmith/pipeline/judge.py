@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import RunSide
-from patchsmith.evidence import Verdict as ToolVerdict
+from patchsmith.model.evidence import RunSide
+from patchsmith.model.evidence import Verdict as ToolVerdict
 from patchsmith.pipeline.rewind import drifted, read_snapshot, touched
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff

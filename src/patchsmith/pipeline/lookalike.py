@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure
-from patchsmith.report import ApplyReport, HunkPlacement
+from patchsmith.model.report import ApplyReport, HunkPlacement
 
 __all__ = ["Target", "strayed", "targets_of"]
 

@@ -25,24 +25,24 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from patchsmith._attempt import Attempt, resolve_policy, should_record
+from patchsmith.attempt._attempt import Attempt, resolve_policy, should_record
+from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.pipeline.budget import Budget, diff_budget
-from patchsmith.pipeline.lookalike import Target, strayed, targets_of
-from patchsmith.pipeline.selector import Selection, select_strategy
-from patchsmith.pipeline.source import ProposalSource, Reply, SourceError, Turn
-from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
-from patchsmith.policy import Policy
-from patchsmith.proposal import (
+from patchsmith.model.feedback import MIN_FEEDBACK_CHARS
+from patchsmith.model.proposal import (
     PatchOperation,
     PatchProposal,
     Risk,
     VerificationPlan,
     load_proposal,
 )
-from patchsmith.propose import propose
-from patchsmith.report import ApplyReport, ApplyStatus
-from patchsmith.runtime.feedback import MIN_FEEDBACK_CHARS
+from patchsmith.model.report import ApplyReport, ApplyStatus
+from patchsmith.pipeline.budget import Budget, diff_budget
+from patchsmith.pipeline.lookalike import Target, strayed, targets_of
+from patchsmith.pipeline.selector import Selection, select_strategy
+from patchsmith.pipeline.source import ProposalSource, Reply, SourceError, Turn
+from patchsmith.pipeline.task import Milestone, Task, facts_of, load_task
+from patchsmith.policy import Policy
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.store import AttemptKind, RunTurnRecord, Store
 from patchsmith.verify.plan import check_plan

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.pipeline.recorded import RecordedSection, split_lines
 from patchsmith.pipeline.rewind import (
     FileState,
@@ -29,7 +30,6 @@ from patchsmith.pipeline.rewind import (
     touched,
     undo,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -86,7 +86,7 @@ def revert(
     recorded diff cannot give back exact bytes (NOT_SUPPORTED_YET: a binary file).
     With `check`, nothing is written and the report carries the diff that would be.
     """
-    from patchsmith._attempt import (
+    from patchsmith.attempt._attempt import (
         Attempt,
         head_commit,
         not_ready,

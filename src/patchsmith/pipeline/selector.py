@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.lockfiles import is_lockfile
-from patchsmith.proposal import ProposalStrategy
+from patchsmith.model.proposal import ProposalStrategy
 
 __all__ = [
     "RULES",

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from patchsmith.errors import PatchsmithError
+from patchsmith.model.proposal import PatchProposal
 from patchsmith.pipeline.selector import Selection
 from patchsmith.pipeline.task import Milestone, Task
-from patchsmith.proposal import PatchProposal
 
 __all__ = [
     "CommandSource",

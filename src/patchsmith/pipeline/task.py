@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import EditFormat
+from patchsmith.model.proposal import Risk
 from patchsmith.pipeline.selector import ChangeFacts
-from patchsmith.proposal import Risk
 
 __all__ = ["Milestone", "Task", "facts_of", "load_task"]
 

@@ -22,7 +22,7 @@ def masked_excerpt(
     # Deferred: the secret scanner loads detect-secrets, and `import patchsmith` stays cheap;
     # the excerpt maker is needed only once something is refused (docs/decisions/0022).
     from patchsmith.engine.excerpt import numbered_excerpt
-    from patchsmith.guards.secrets import mask_secret_lines
+    from patchsmith.runtime.secrets import mask_secret_lines
 
     excerpt, first, last = numbered_excerpt(contents, *region, margin=margin)
     shown = [(n, contents[n - 1]) for n in range(first, last + 1)]
@@ -45,7 +45,7 @@ def masked_text(text: str, paths: Sequence[str] = ("",), values: Iterable[str] =
     """
     import json
 
-    from patchsmith.guards.secrets import MASK, mask_secret_lines
+    from patchsmith.runtime.secrets import MASK, mask_secret_lines
 
     for value in sorted(set(values), key=len, reverse=True):
         for form in {value, json.dumps(value)[1:-1]}:
@@ -83,7 +83,7 @@ def masked_json(text: str, paths: Sequence[str] = ("",), values: Iterable[str] =
     """
     import json
 
-    from patchsmith.guards.secrets import MASK
+    from patchsmith.runtime.secrets import MASK
 
     values = list(values)
 

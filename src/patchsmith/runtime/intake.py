@@ -31,7 +31,7 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
-from patchsmith.report import ApplyWarning, HunkPlacement, WarningCode
+from patchsmith.model.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace

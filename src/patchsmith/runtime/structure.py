@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-# The grammars are the syntax guard's; it is imported where it is used, so that
+# The grammars are the syntax guard's (`runtime.syntax`), imported where they are used, so that
 # `import patchsmith` loads neither it nor what it loads (the policy model, pydantic).
 
 __all__ = ["TreeStructure", "structure_for"]
@@ -23,7 +23,7 @@ __all__ = ["TreeStructure", "structure_for"]
 
 def structure_for(path: str, text: str) -> TreeStructure | None:
     """The block structure of `text` as the file `path`; None without a grammar for it."""
-    from patchsmith.guards.syntax import language_for
+    from patchsmith.runtime.syntax import language_for
 
     if language_for(path) is None:
         return None
@@ -40,7 +40,7 @@ class TreeStructure:
     @cached_property
     def _root(self) -> Node | None:
         """The syntax tree's root, or None when the text does not parse cleanly."""
-        from patchsmith.guards.syntax import parse_tree, python_error
+        from patchsmith.runtime.syntax import parse_tree, python_error
 
         root = parse_tree(self._path, self._text)
         if root is None or root.has_error:
@@ -98,7 +98,7 @@ class TreeStructure:
     def breaks(self, merged: str) -> int | None:
         """The 1-based line of the first problem of `merged`, when the file's own text parsed
         cleanly and `merged` does not; None otherwise."""
-        from patchsmith.guards.syntax import parse_problems, python_error
+        from patchsmith.runtime.syntax import parse_problems, python_error
 
         if self._root is None:
             return None

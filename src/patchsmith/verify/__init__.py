@@ -7,6 +7,10 @@ This package is also callable — `patchsmith.verify(root, ["pytest"])` is
 `patchsmith.verify.verify(root, ["pytest"])` — because the package and the public
 function share the name `patchsmith.verify` (docs/decisions/0016). Its names load on
 first use, so `import patchsmith` stays cheap.
+
+Layer (docs/architecture.md): a workflow, sibling of `attempt`, `commands`, `codemod` and
+`pipeline` (which it may import, and they it); below it `store` and everything under that.
+Never `fleet`, `mcp` or `cli`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+    from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
     from patchsmith.verify.profiles import (
         DEFAULT_MINIMUM_EVIDENCE,
         EvidenceLevel,
@@ -52,10 +56,10 @@ __all__ = [
 ]
 
 _HOME = {
-    "Evidence": "patchsmith.evidence",
-    "RunSide": "patchsmith.evidence",
-    "ToolFailure": "patchsmith.evidence",
-    "Verdict": "patchsmith.evidence",
+    "Evidence": "patchsmith.model.evidence",
+    "RunSide": "patchsmith.model.evidence",
+    "ToolFailure": "patchsmith.model.evidence",
+    "Verdict": "patchsmith.model.evidence",
     "DEFAULT_MINIMUM_EVIDENCE": "patchsmith.verify.profiles",
     "EvidenceLevel": "patchsmith.verify.profiles",
     "Profile": "patchsmith.verify.profiles",

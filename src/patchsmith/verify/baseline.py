@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchsmith.evidence import Evidence, ToolFailure
+from patchsmith.model.evidence import Evidence, ToolFailure
 from patchsmith.runtime.process import scrub_env
 from patchsmith.runtime.usercache import cache_dir
 from patchsmith.verify.profiles import Profile

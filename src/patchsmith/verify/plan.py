@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchsmith._attempt import Verdict as AttemptVerdict
-from patchsmith._attempt import Verifier
-from patchsmith.conditions import ConditionResult, ConditionStatus
+from patchsmith.attempt._attempt import Verdict as AttemptVerdict
+from patchsmith.attempt._attempt import Verifier
+from patchsmith.attempt.conditions import ConditionResult, ConditionStatus
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Verdict
-from patchsmith.proposal import (
+from patchsmith.model.evidence import Verdict
+from patchsmith.model.proposal import (
     Compiles,
     PatchProposal,
     PostconditionType,

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.proposal import ProposalStrategy
+from patchsmith.model.proposal import ProposalStrategy
 from patchsmith.runtime.process import ESSENTIAL_ENV
 from patchsmith.verify.parsers import ParserName
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from patchsmith.engine.excerpt import numbered_excerpt
 from patchsmith.errors import PatchFailure
-from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.verify.profiles import EvidenceLevel, ProfileKind
 
 __all__ = ["DEFAULT_TOP", "ProfileOutcome", "VerifyReport", "with_excerpts"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.process import ProcessResult, run_process
 from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, sandbox_kind
 from patchsmith.runtime.watch import changed, fingerprint

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.evidence import Evidence, RunSide, ToolFailure, Verdict
+from patchsmith.model.evidence import Evidence, RunSide, ToolFailure, Verdict
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.gitcmd import git_argv

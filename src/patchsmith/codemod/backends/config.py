@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.codemod.backends.trees import parse
 from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
+from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import ConfigKeyRename
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import PatchFailure
@@ -25,8 +26,6 @@ from patchsmith.runtime.yamlbound import YamlTooLarge, check_expansion
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-    from patchsmith.codemod.transform import SeenMatch
 
 __all__ = ["key_tokens", "load_data", "rename_key", "renamed_data"]
 
@@ -233,8 +232,6 @@ def rename_key(
     op: ConfigKeyRename, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:
     """Rename the key `op.from_` to `op.to` in every YAML, TOML and JSON file that has it."""
-    from patchsmith.codemod.transform import SeenMatch
-
     wanted = op.path
     needle = wanted[-1].encode("utf-8") if wanted[-1] != "*" else b""
     for path in work.paths:

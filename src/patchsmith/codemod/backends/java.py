@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING
 
 from patchsmith.codemod.backends.trees import parse, walk
 from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
+from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import Imports, MethodInvocationReplace, split_method
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import PatchFailure
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-    from patchsmith.codemod.transform import SeenMatch
 
 __all__ = ["JavaFile", "fix_imports", "replace_invocations"]
 
@@ -104,8 +103,6 @@ def replace_invocations(
     op: MethodInvocationReplace, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:
     """Rewrite `Old.method(...)` calls to `New.method2(...)` where the receiver is `Old`."""
-    from patchsmith.codemod.transform import SeenMatch
-
     old_class, old_method = split_method(op.from_)
     new_class, new_method = split_method(op.to)
     new_simple = new_class.rpartition(".")[2]

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -21,12 +20,10 @@ from libcst.codemod.visitors import AddImportsVisitor, ImportItem, RemoveImports
 from libcst.helpers import get_absolute_module_from_package_for_import
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
+from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import Imports, RenameSymbol
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
-
-if TYPE_CHECKING:
-    from patchsmith.codemod.transform import SeenMatch
 
 __all__ = [
     "PARALLEL_FROM_FILES",
@@ -282,8 +279,6 @@ def rename_symbol(
     op: RenameSymbol, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:
     """Rename the definition `op.from_` and every reference to it across the Python files."""
-    from patchsmith.codemod.transform import SeenMatch
-
     old = op.from_.rpartition(".")[2]
     python_paths = [p for p in work.paths if p.endswith((".py", ".pyi"))]
     names = module_names(python_paths, op.from_.rpartition(".")[0])

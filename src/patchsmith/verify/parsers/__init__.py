@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.model.evidence import ToolFailure, Verdict
 from patchsmith.verify.parsers.base import ParserInput
 from patchsmith.verify.parsers.cargo import cargo_verdict, parse_cargo_json
 from patchsmith.verify.parsers.generic import exit_code_verdict, generic_verdict, parse_generic

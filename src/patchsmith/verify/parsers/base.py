@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.model.evidence import ToolFailure, Verdict
 
 __all__ = [
     "NOT_STARTED_SIGNS",

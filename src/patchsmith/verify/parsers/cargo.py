@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.model.evidence import ToolFailure, Verdict
 from patchsmith.verify.parsers.base import (
     ExitMeaning,
     ExitTable,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.model.evidence import ToolFailure, Verdict
 from patchsmith.verify.parsers.base import (
     ExitMeaning,
     ParserInput,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, JUnitXmlError, TestSuite
 
-from patchsmith.evidence import ToolFailure, Verdict
+from patchsmith.model.evidence import ToolFailure, Verdict
 from patchsmith.verify.parsers.base import (
     ExitMeaning,
     ExitTable,

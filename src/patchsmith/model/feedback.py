@@ -3,25 +3,71 @@
 A repair loop that resends only the failed edit after an all-or-nothing refusal
 loses every edit that did locate (nothing was written), so the message always
 opens with what happened to the workspace and the hints say what a retry must
-contain. Kept free of the report type at run time: `patchsmith.report` imports it.
+contain. It reads the report through the small protocols below, never its module:
+`patchsmith.model.report` imports this one, and not the other way round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from enum import StrEnum
+from typing import Protocol
 
 from patchsmith.errors import PatchFailure
-
-if TYPE_CHECKING:
-    from patchsmith.report import ApplyReport, FileReport
+from patchsmith.formats.script import Action
 
 __all__ = ["DEFAULT_FEEDBACK_CHARS", "MIN_FEEDBACK_CHARS", "render_feedback", "settle_hint"]
 
 DEFAULT_FEEDBACK_CHARS = 4000
 """About a thousand tokens: room for a few failures with their excerpts."""
 MIN_FEEDBACK_CHARS = 200
+
+
+class FileLike(Protocol):
+    """What feedback reads of one file's outcome (`patchsmith.model.report.FileReport`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def new_path(self) -> str | None: ...
+    @property
+    def action(self) -> Action: ...
+    @property
+    def written(self) -> bool: ...
+    @property
+    def hunks_total(self) -> int: ...
+    @property
+    def hunks_located(self) -> int: ...
+
+
+class WarningLike(Protocol):
+    """What feedback reads of a warning (`patchsmith.model.report.ApplyWarning`)."""
+
+    @property
+    def code(self) -> StrEnum: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def hunk(self) -> int | None: ...
+
+
+class ReportLike(Protocol):
+    """What feedback reads of a report (`patchsmith.model.report.ApplyReport`)."""
+
+    @property
+    def status(self) -> StrEnum: ...
+    @property
+    def check(self) -> bool: ...
+    @property
+    def files(self) -> Sequence[FileLike]: ...
+    @property
+    def errors(self) -> Sequence[PatchFailure]: ...
+    @property
+    def warnings(self) -> Sequence[WarningLike]: ...
+
 
 _REFUSED_PREFIX = (
     "Nothing was written. Resend the whole reply, every edit included, with this fixed: "
@@ -39,7 +85,7 @@ def _failed_edits(errors: Sequence[PatchFailure], path: str) -> set[int]:
     return {e.hunk for e in errors if e.file == path and e.hunk is not None}
 
 
-def written_parts(files: Sequence[FileReport], errors: Sequence[PatchFailure]) -> list[str]:
+def written_parts(files: Sequence[FileLike], errors: Sequence[PatchFailure]) -> list[str]:
     """`a.py (edits 1, 3)` for each file whose change was written, in report order."""
     parts = []
     for f in files:
@@ -59,7 +105,7 @@ def settle_hint(
     failure: PatchFailure,
     status: str,
     check: bool,
-    files: Sequence[FileReport],
+    files: Sequence[FileLike],
     errors: Sequence[PatchFailure],
 ) -> PatchFailure:
     """`failure` with a hint that says what a retry must resend, given the final status.
@@ -90,7 +136,7 @@ def settle_hint(
     )
 
 
-def _opening(report: ApplyReport) -> str:
+def _opening(report: ReportLike) -> str:
     status = report.status.value
     if report.check and status != "refused":
         return "Check only: nothing was written; every edit located and passed the guards."
@@ -142,8 +188,8 @@ def _failure_text(number: int, failure: PatchFailure, excerpt_lines: int | None)
     return "\n".join(lines)
 
 
-def render_feedback(report: ApplyReport, max_chars: int) -> str:
-    """See `ApplyReport.feedback`."""
+def render_feedback(report: ReportLike, max_chars: int) -> str:
+    """See `patchsmith.model.report.ApplyReport.feedback`."""
     if max_chars < MIN_FEEDBACK_CHARS:
         raise ValueError(f"max_chars must be at least {MIN_FEEDBACK_CHARS}, got {max_chars}")
     head = _opening(report)

@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, matches
-from patchsmith.report import ApplyReport
 
 __all__ = ["forbidden_patterns", "withhold_forbidden"]
 

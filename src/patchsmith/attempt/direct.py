@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
 
@@ -96,7 +96,7 @@ def stage_write(
     The file must hash to `expected_sha256` (STALE_FILE, with both hashes, when it
     does not); `None` means it must not exist, and then `allow_create` must be set.
     """
-    from patchsmith._attempt import normalise_sha256
+    from patchsmith.attempt._attempt import normalise_sha256
 
     relative = workspace.resolve(path)
     action = Action.DELETE if content is None else Action.UPDATE
@@ -231,36 +231,32 @@ def write_file(
     and content that drops the file's ending or most of a large file unless
     `full_rewrite` says the file is being rewritten. Never raises for bad input.
     """
-    from patchsmith._attempt import (
-        Attempt,
-        not_ready,
-        open_workspace,
+    from patchsmith.attempt._attempt import (
+        open_attempt,
         outside_policy_file,
-        policy_or_fallback,
         review_and_commit,
-        should_record,
     )
     from patchsmith.guards import GuardContext
-    from patchsmith.runtime.withheld import forbidden_patterns
     from patchsmith.store import AttemptKind
 
-    workspace = open_workspace(root, check=check)
-    if isinstance(workspace, ApplyReport):
-        return workspace
-    rules, unreadable = policy_or_fallback(
-        workspace.root, policy, allow_policy_edit=allow_policy_edit
-    )
-    attempt = Attempt(
-        state_root=workspace.real_root,
+    opened = open_attempt(
+        root,
+        check=check,
+        policy=policy,
+        allow_policy_edit=allow_policy_edit,
+        record=record,
         kind=AttemptKind.WRITE,
-        record=should_record(record, rules),
         proposal_id=f"write:{path}",
         input_text=reason,
-        forbidden=forbidden_patterns(rules),
     )
-    blocked = not_ready(workspace, rules)
-    if blocked or isinstance(rules, PatchFailure):
-        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
+    if isinstance(opened, ApplyReport):
+        return opened
+    workspace, rules, unreadable, attempt = (
+        opened.workspace,
+        opened.rules,
+        opened.unreadable,
+        opened.attempt,
+    )
     with Transaction(workspace) as transaction:
         staged = stage_write(
             workspace,

@@ -10,18 +10,15 @@ import hashlib
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards import Guard, GuardContext
-from patchsmith.guards._diff import is_binary
 from patchsmith.guards.budgets import changed_lines
 from patchsmith.guards.scope import ForbiddenPathGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
-from patchsmith.policy import Policy, matches
-from patchsmith.proposal import (
+from patchsmith.model.proposal import (
     BaseCommitMatch,
     DiffMaxFiles,
     DiffMaxLines,
@@ -38,7 +35,10 @@ from patchsmith.proposal import (
     PreconditionType,
     SyntaxValid,
 )
+from patchsmith.model.verdicts import ConditionResult, ConditionStatus
+from patchsmith.policy import Policy, matches
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import is_binary
 from patchsmith.runtime.gitcmd import git_argv
 
 __all__ = [
@@ -50,35 +50,6 @@ __all__ = [
 ]
 
 GIT_TIMEOUT_SECONDS = 10.0
-
-
-class ConditionStatus(StrEnum):
-    """The verdict on one condition."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    NOT_CHECKED = "not_checked"
-    ERROR = "error"
-    """A profile that decides it ran but established nothing (never a pass)."""
-
-
-@dataclass(frozen=True)
-class ConditionResult:
-    """One condition's verdict and the evidence for it (hashes, counts, paths)."""
-
-    type: PreconditionType | PostconditionType
-    status: ConditionStatus
-    evidence: str
-    path: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        """The JSON object used in reports and the store."""
-        return {
-            "type": self.type.value,
-            "status": self.status.value,
-            "evidence": self.evidence,
-            "path": self.path,
-        }
 
 
 def check_preconditions(

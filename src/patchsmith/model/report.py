@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
-from patchsmith.runtime.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, settle_hint
+from patchsmith.model.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, settle_hint
 
-if TYPE_CHECKING:  # the guards pull in pydantic; reports are built long after import time
-    from patchsmith.conditions import ConditionResult
-    from patchsmith.evidence import Evidence
-    from patchsmith.guards import GuardDecision
+if TYPE_CHECKING:  # reports are built long after import time
+    from patchsmith.model.evidence import Evidence
+    from patchsmith.model.verdicts import ConditionResult, GuardDecision
 
 __all__ = [
     "ApplyReport",

@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from patchsmith._attempt import (
+from patchsmith.attempt._attempt import (
     Attempt,
     Verdict,
     Verifier,
+    file_reports,
     head_commit,
     not_ready,
     open_workspace,
@@ -37,21 +35,21 @@ from patchsmith._attempt import (
     should_record,
     unsupported_modes,
 )
-from patchsmith.conditions import (
+from patchsmith.attempt.conditions import (
     ConditionResult,
     check_postconditions,
     check_preconditions,
     condition_failures,
 )
-from patchsmith.direct import stage_write
+from patchsmith.attempt.direct import stage_write
+from patchsmith.attempt.withheld import forbidden_patterns
 from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
-from patchsmith.evidence import Evidence
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
-from patchsmith.policy import Policy, StrategyCheck
-from patchsmith.proposal import (
+from patchsmith.model.evidence import Evidence
+from patchsmith.model.proposal import (
     AstTransformOperation,
     CommandOperation,
     DirectWriteOperation,
@@ -62,13 +60,13 @@ from patchsmith.proposal import (
     strategy_mismatches,
     unsupported_operations,
 )
-from patchsmith.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
+from patchsmith.model.report import ApplyReport, ApplyStatus, ApplyWarning, FileReport
+from patchsmith.policy import Policy, StrategyCheck
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
-from patchsmith.runtime.withheld import forbidden_patterns
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, AttemptKind, Store
 from patchsmith.verify.plan import check_plan, obligations, plan_verifier
@@ -430,18 +428,7 @@ def _stage(
             options=EngineOptions.default(),
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
-        files.extend(
-            FileReport(
-                f.path,
-                f.action,
-                f.hunks_applied,
-                f.hunks_total,
-                f.new_path,
-                f.mode,
-                placements=f.placements,
-            )
-            for f in plan.files
-        )
+        files.extend(file_reports(plan))
         failures.extend(plan.failures)
         modes_in_place = plan.modes_in_place
         warnings = plan.warnings
@@ -619,19 +606,3 @@ def _sha256_of(workspace: Workspace, path: str) -> str | None:
         return hashlib.sha256(Path(workspace.disk_path(path)).read_bytes()).hexdigest()
     except OSError:
         return None
-
-
-class _CallableModule(types.ModuleType):
-    """This module's type: calling it runs `propose`.
-
-    `patchsmith.propose` is the public function, loaded on first use by the package
-    façade; but importing this module (`from patchsmith.propose import ...`) binds the
-    module under the same name on the package. Calling it still proposes, whichever
-    came first (as `patchsmith.verify` does, docs/decisions/0016).
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ApplyReport:
-        return propose(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -12,8 +12,8 @@ from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import EditFormat
-from patchsmith.report import ApplyReport, ApplyStatus, FileReport
-from patchsmith.runtime.intake import StagePlan, stage_script
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.transaction import Transaction
 
 if TYPE_CHECKING:
@@ -61,41 +61,37 @@ def apply(
         raise TypeError(f"model_output must be str or bytes, not {type(model_output).__name__}")
     # Deferred: the guards load pydantic and the store loads SQLite, and `import
     # patchsmith` must stay cheap.
-    from patchsmith._attempt import (
-        Attempt,
+    from patchsmith.attempt._attempt import (
         applied_before,
-        head_commit,
-        not_ready,
-        open_workspace,
+        file_reports,
+        open_attempt,
         outside_policy_file,
-        policy_or_fallback,
         review_and_commit,
-        should_record,
         unsupported_modes,
     )
     from patchsmith.guards import GuardContext
-    from patchsmith.runtime.withheld import forbidden_patterns
     from patchsmith.store import AttemptKind
 
-    workspace = open_workspace(root, check=check)
-    if isinstance(workspace, ApplyReport):
-        return workspace
-    rules, unreadable = policy_or_fallback(
-        workspace.root, policy, allow_policy_edit=allow_policy_edit
-    )
     digest = hashlib.sha256(model_output.encode("utf-8", "surrogatepass")).hexdigest()
-    attempt = Attempt(
-        state_root=workspace.real_root,
+    opened = open_attempt(
+        root,
+        check=check,
+        policy=policy,
+        allow_policy_edit=allow_policy_edit,
+        record=record,
         kind=AttemptKind.APPLY,
-        record=should_record(record, rules),
         proposal_id=f"sha256:{digest[:16]}",
         input_text=model_output,
-        base_commit=head_commit(workspace.real_root),
-        forbidden=forbidden_patterns(rules),
+        with_base_commit=True,
     )
-    blocked = not_ready(workspace, rules)
-    if blocked or isinstance(rules, PatchFailure):
-        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
+    if isinstance(opened, ApplyReport):
+        return opened
+    workspace, rules, unreadable, attempt = (
+        opened.workspace,
+        opened.rules,
+        opened.unreadable,
+        opened.attempt,
+    )
     script = parse_edits(model_output, format)
     special = unsupported_modes(script)
     if special:
@@ -113,7 +109,7 @@ def apply(
             partial=partial,
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
         )
-        files = _file_reports(plan)
+        files = file_reports(plan)
         if unreadable is not None and outside_policy_file(
             unreadable, [p for f in files for p in (f.path, f.new_path) if p is not None]
         ):
@@ -187,18 +183,3 @@ def _blame_edits(
                 )
         out.append(error)
     return tuple(out)
-
-
-def _file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
-    return tuple(
-        FileReport(
-            f.path,
-            f.action,
-            f.hunks_applied,
-            f.hunks_total,
-            f.new_path,
-            f.mode,
-            placements=f.placements,
-        )
-        for f in plan.files
-    )

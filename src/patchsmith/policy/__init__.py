@@ -7,8 +7,12 @@ loosen it: `Policy.tightened_by` ignores loosening attempts and `loosening_attem
 names them, so they can be reported.
 
 The policy and its tables are frozen dataclasses; pydantic validates them
-(`patchsmith._policy_schema`, docs/decisions/0027), but only values that differ from
+(`patchsmith.policy._schema`, docs/decisions/0027), but only values that differ from
 the defaults: a workspace without a policy file gets `Policy()` without loading pydantic.
+
+The policy layer (docs/architecture.md): the rules every guard reads, and reading them from
+the workspace's files. It may import `runtime`, `model`, `formats`, `engine` and `errors`;
+`guards` and everything above import it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from patchsmith.errors import FailureCode, PatchFailure
 
@@ -31,7 +35,7 @@ if TYPE_CHECKING:
 
     # The proposal's models are loaded only when a proposal narrows a policy: `apply`
     # needs the policy, never them.
-    from patchsmith.proposal import PatchProposal
+    from patchsmith.model.proposal import PatchProposal
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -58,9 +62,17 @@ class _Table:
     A table made with its defaults needs no validation, so neither the defaults nor a
     workspace without a policy file load pydantic. Any other value (a list for a tuple,
     a mapping for a nested table, a string for an enum) is checked and converted by
-    `patchsmith._policy_schema`, which raises pydantic's `ValidationError`, as the
+    `patchsmith.policy._schema`, which raises pydantic's `ValidationError`, as the
     tables did when they were pydantic models. Booleans are strict (`1` is not `true`).
     """
+
+    PATTERN_FIELDS: ClassVar[tuple[str, ...]] = ()
+    """The fields that hold gitignore-style patterns, each checked when validated."""
+
+    @staticmethod
+    def check_patterns(patterns: tuple[str, ...]) -> None:
+        """ValueError naming the first pattern the pattern library cannot compile."""
+        check_patterns(patterns)
 
     def __post_init__(self) -> None:
         given = {
@@ -70,7 +82,7 @@ class _Table:
         }
         if not given:
             return
-        from patchsmith._policy_schema import validated_fields
+        from patchsmith.policy._schema import validated_fields
 
         for name, value in validated_fields(type(self), given).items():
             object.__setattr__(self, name, value)  # the frozen dataclass's own idiom
@@ -79,7 +91,7 @@ class _Table:
     def model_validate(cls, data: object) -> Self:
         """The table a mapping (a TOML table) describes; pydantic's `ValidationError` if
         it holds unknown keys or bad values, each named by its path."""
-        from patchsmith._policy_schema import validated_table
+        from patchsmith.policy._schema import validated_table
 
         return validated_table(cls, data)
 
@@ -89,14 +101,14 @@ class _Table:
 
     def model_dump(self, *, mode: Literal["python", "json"] = "python") -> dict[str, Any]:
         """The fields as a dict, nested tables as dicts; `json` mode gives JSON types."""
-        from patchsmith._policy_schema import dumped
+        from patchsmith.policy._schema import dumped
 
         return dumped(self, mode=mode)
 
     @classmethod
     def model_json_schema(cls) -> dict[str, Any]:
         """The JSON Schema of this table, as pydantic writes it."""
-        from patchsmith._policy_schema import model_of
+        from patchsmith.policy._schema import model_of
 
         return model_of(cls).model_json_schema()
 
@@ -224,6 +236,8 @@ class StrategyCheck(StrEnum):
 class Policy(_Table):
     """Write scope, forbidden paths, budgets and guard switches (all patterns gitignore-style)."""
 
+    PATTERN_FIELDS: ClassVar[tuple[str, ...]] = ("include", "exclude", "forbidden")
+
     include: tuple[str, ...] = ()
     """Paths a change may write; empty means the whole workspace."""
     exclude: tuple[str, ...] = ()
@@ -263,7 +277,7 @@ class Policy(_Table):
         Attempts to loosen (a budget above the policy's) are ignored; see
         `loosening_attempts` for the list to report.
         """
-        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+        from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines
 
         forbidden = tuple(dict.fromkeys((*self.forbidden, *proposal.forbidden_files)))
         max_files = _lowest(
@@ -278,7 +292,7 @@ class Policy(_Table):
 
     def loosening_attempts(self, proposal: PatchProposal) -> tuple[str, ...]:
         """What in the proposal would loosen this policy (and is therefore ignored)."""
-        from patchsmith.proposal import DiffMaxFiles, DiffMaxLines
+        from patchsmith.model.proposal import DiffMaxFiles, DiffMaxLines
 
         notes: list[str] = []
         for post in proposal.expected_postconditions:
@@ -304,7 +318,7 @@ def _above(value: int, limit: int | None) -> bool:
     return limit is not None and value > limit
 
 
-PATTERN_FIELDS = ("include", "exclude", "forbidden")
+PATTERN_FIELDS = Policy.PATTERN_FIELDS
 """The `Policy` fields that hold gitignore-style patterns, each checked when validated."""
 
 

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
-
-from patchsmith.policy import PATTERN_FIELDS, Policy, check_patterns
 
 __all__ = ["dumped", "model_of", "validated_fields", "validated_table"]
 
@@ -29,9 +27,17 @@ T = TypeVar("T")
 _CONFIG = ConfigDict(extra="forbid", frozen=True)
 
 
-def _patterns_compile(cls: type[BaseModel], patterns: tuple[str, ...]) -> tuple[str, ...]:
-    check_patterns(patterns)
-    return patterns
+def _patterns_compile(
+    check: Callable[[tuple[str, ...]], None],
+) -> Callable[[type[BaseModel], tuple[str, ...]], tuple[str, ...]]:
+    """The validator of a table's pattern fields; the table says how to check them, so this
+    module needs no import of the tables (they import it, to validate)."""
+
+    def _patterns_compile(cls: type[BaseModel], patterns: tuple[str, ...]) -> tuple[str, ...]:
+        check(patterns)
+        return patterns
+
+    return _patterns_compile
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,10 @@ def _schema(table: type) -> _Schema:
             options["strict"] = True  # TOML has real booleans: `1` or `"yes"` is a mistake
         definitions[spec.name] = (hint, Field(**options))
     validators: dict[str, Any] = {}
-    if table is Policy:
-        validators["_patterns_compile"] = field_validator(*PATTERN_FIELDS)(_patterns_compile)
+    patterns: tuple[str, ...] = getattr(table, "PATTERN_FIELDS", ())
+    if patterns:
+        check = _patterns_compile(table.check_patterns)  # type: ignore[attr-defined]
+        validators["_patterns_compile"] = field_validator(*patterns)(check)
     model: type[BaseModel] = create_model(
         table.__name__,
         __config__=_CONFIG,

@@ -9,6 +9,9 @@ Exceptions (raised only at the API edge)::
 Programmer misuse (a bad argument, a committed transaction reused) raises
 `ValueError`/`RuntimeError` instead, outside this tree, so `except PatchsmithError`
 never hides a caller's bug.
+
+The bottom layer (docs/architecture.md): the failure vocabulary every layer, the engine
+included, answers in. It imports nothing of patchsmith.
 """
 
 from __future__ import annotations

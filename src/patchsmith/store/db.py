@@ -47,7 +47,7 @@ from patchsmith.runtime.statedir import (
 )
 
 if TYPE_CHECKING:
-    from patchsmith.evidence import Evidence
+    from patchsmith.model.evidence import Evidence
 
 __all__ = [
     "DB_FILE_NAME",
@@ -945,11 +945,9 @@ class Store:
         """Up to `limit` records, newest first."""
         if not 1 <= limit <= MAX_LIST_LIMIT:
             raise ValueError(f"limit must be between 1 and {MAX_LIST_LIMIT}")
-        with self._transaction("cannot read the store", write=False) as conn:
-            rows = conn.execute(
-                "SELECT id FROM attempts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
-            ).fetchall()
-            return [_load(conn, str(r[0])) for r in rows]
+        return self._records(
+            "SELECT id FROM attempts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
+        )
 
     def find_applied(
         self, proposal_id: str, after_hashes: Mapping[str, str | None]
@@ -960,17 +958,9 @@ class Store:
         (`None` for a deleted file). A match means the proposal is already applied.
         """
         wanted = dict(after_hashes)
-        with self._transaction("cannot read the store", write=False) as conn:
-            rows = conn.execute(
-                "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
-                " ORDER BY created_at DESC, id DESC",
-                (proposal_id, AttemptStatus.APPLIED.value),
-            ).fetchall()
-            for (attempt_id,) in rows:
-                rec = _load(conn, str(attempt_id))
-                if {f.path: f.after_sha256 for f in rec.files} == wanted:
-                    return rec
-        return None
+        return self._newest_applied(
+            proposal_id, lambda rec: {f.path: f.after_sha256 for f in rec.files} == wanted
+        )
 
     def find_still_applied(
         self, proposal_id: str, current_sha256: Callable[[str], str | None]
@@ -982,6 +972,15 @@ class Store:
         must still be gone. For callers that cannot name the files up front (a patch
         whose file path is inferred).
         """
+        return self._newest_applied(
+            proposal_id,
+            lambda rec: bool(rec.files) and all(_still(f, current_sha256) for f in rec.files),
+        )
+
+    def _newest_applied(
+        self, proposal_id: str, keep: Callable[[AttemptRecord], bool]
+    ) -> AttemptRecord | None:
+        """The newest applied attempt of `proposal_id` that `keep` accepts, read one by one."""
         with self._transaction("cannot read the store", write=False) as conn:
             rows = conn.execute(
                 "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
@@ -990,30 +989,31 @@ class Store:
             ).fetchall()
             for (attempt_id,) in rows:
                 rec = _load(conn, str(attempt_id))
-                if rec.files and all(_still(f, current_sha256) for f in rec.files):
+                if keep(rec):
                     return rec
         return None
+
+    def _records(self, sql: str, params: tuple[object, ...]) -> list[AttemptRecord]:
+        """The attempts whose ids `sql` selects, in its order."""
+        with self._transaction("cannot read the store", write=False) as conn:
+            rows = conn.execute(sql, params).fetchall()
+            return [_load(conn, str(r[0])) for r in rows]
 
     def run_attempts(self, run_id: str, *, checks: bool = True) -> list[AttemptRecord]:
         """Every attempt recorded under `run_id`, oldest first; without `checks`, the dry
         runs (`--check`, checked or refused) are left out."""
         only = "" if checks else " AND dry_run = 0"
-        with self._transaction("cannot read the store", write=False) as conn:
-            rows = conn.execute(
-                f"SELECT id FROM attempts WHERE run_id = ?{only} ORDER BY created_at, id",
-                (run_id,),
-            ).fetchall()
-            return [_load(conn, str(r[0])) for r in rows]
+        return self._records(
+            f"SELECT id FROM attempts WHERE run_id = ?{only} ORDER BY created_at, id", (run_id,)
+        )
 
     def applied_since(self, created_at: str) -> list[AttemptRecord]:
         """Attempts that wrote files (applied, partial) at or after `created_at`, oldest first."""
-        with self._transaction("cannot read the store", write=False) as conn:
-            rows = conn.execute(
-                "SELECT id FROM attempts WHERE created_at >= ? AND status IN (?, ?)"
-                " ORDER BY created_at, id",
-                (created_at, AttemptStatus.APPLIED.value, AttemptStatus.PARTIAL.value),
-            ).fetchall()
-            return [_load(conn, str(r[0])) for r in rows]
+        return self._records(
+            "SELECT id FROM attempts WHERE created_at >= ? AND status IN (?, ?)"
+            " ORDER BY created_at, id",
+            (created_at, AttemptStatus.APPLIED.value, AttemptStatus.PARTIAL.value),
+        )
 
     def record_judgement(
         self, subject: str, subject_kind: str, score: float, verdict: str, judgement_json: str
@@ -1234,7 +1234,7 @@ def _load(conn: sqlite3.Connection, attempt_id: str) -> AttemptRecord:
 
 
 def _evidence(text: str) -> Evidence:
-    from patchsmith.evidence import Evidence  # read back only when a record holds some
+    from patchsmith.model.evidence import Evidence  # read back only when a record holds some
 
     try:
         return Evidence.loads(text)

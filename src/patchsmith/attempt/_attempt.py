@@ -2,7 +2,7 @@
 
 `apply`, `propose` and `write_file` stage changes their own way; from there on
 they share this: guards (and a proposal's postconditions) on the staged changes,
-then the commit, then one record in the store. Imported lazily by `patchsmith.api`,
+then the commit, then one record in the store. Imported lazily by `patchsmith.attempt.api`,
 so `import patchsmith` loads neither the guards nor SQLite.
 """
 
@@ -17,11 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from patchsmith.attempt.withheld import forbidden_patterns
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
-from patchsmith.report import ApplyReport, ApplyStatus
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
@@ -38,8 +39,9 @@ from patchsmith.store import GuardDecision as StoredDecision
 
 if TYPE_CHECKING:
     # Conditions are a proposal's: loaded (with the proposal's models) only when one has some.
-    from patchsmith.conditions import ConditionResult
-    from patchsmith.evidence import Evidence
+    from patchsmith.attempt.conditions import ConditionResult
+    from patchsmith.model.evidence import Evidence
+    from patchsmith.runtime.intake import StagePlan
 
 __all__ = [
     "ADHOC_RUN_ID",
@@ -325,7 +327,7 @@ class Attempt:
     ) -> ApplyReport:
         """`report`, settled, with the id of its new audit record (or, if the store fails,
         an IO_ERROR). Settling makes its counts and hints say what was really written."""
-        from patchsmith.runtime.withheld import withhold_forbidden
+        from patchsmith.attempt.withheld import withhold_forbidden
 
         report = withhold_forbidden(report, self.forbidden, self.state_root)
         report = replace(report, errors=_with_current_hashes(report.errors, self.state_root))
@@ -395,8 +397,8 @@ class _Inputs:
         would flag is masked as in an excerpt. The applied diff is never masked (only
         changes that passed the guards are in it, and `revert`/`replay` need it exact).
         """
-        from patchsmith.guards.secrets import secret_values
         from patchsmith.runtime.excerpts import masked_json, masked_text
+        from patchsmith.runtime.secrets import secret_values
 
         values = secret_values(changes)
         paths = ("", *dict.fromkeys(c.path for c in changes))
@@ -525,7 +527,7 @@ def review_and_commit(
     if awaited is not None:
         refusals = (*awaited(), *refusals)
     if post:
-        from patchsmith.conditions import condition_failures
+        from patchsmith.attempt.conditions import condition_failures
 
         refusals = (*refusals, *condition_failures(post))
     report = replace(
@@ -581,4 +583,67 @@ def _with_hashes(failure: PatchFailure, expected: Mapping[str, str]) -> PatchFai
         message=f"{failure.file} changed since it was read: expected sha256 "
         f"{expected[failure.file]}, actual {actual}",
         hint="read the file again (read_file) and redo the write against its new content",
+    )
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A workspace opened for one attempt, the policy it is under, and the attempt itself."""
+
+    workspace: Workspace
+    rules: Policy
+    unreadable: PatchFailure | None
+    """The policy file that could not be read (the defaults stand in), if any."""
+    attempt: Attempt
+
+
+def open_attempt(
+    root: str | os.PathLike[str],
+    *,
+    check: bool,
+    policy: Policy | None,
+    allow_policy_edit: bool,
+    record: bool | None,
+    kind: AttemptKind,
+    proposal_id: str,
+    input_text: str,
+    with_base_commit: bool = False,
+) -> Opened | ApplyReport:
+    """The start `apply` and `write_file` share: open the workspace, read its policy, begin
+    the attempt's record; a refusal (recorded) when the workspace or its policy is not ready.
+    """
+    workspace = open_workspace(root, check=check)
+    if isinstance(workspace, ApplyReport):
+        return workspace
+    rules, unreadable = policy_or_fallback(
+        workspace.root, policy, allow_policy_edit=allow_policy_edit
+    )
+    attempt = Attempt(
+        state_root=workspace.real_root,
+        kind=kind,
+        record=should_record(record, rules),
+        proposal_id=proposal_id,
+        input_text=input_text,
+        base_commit=head_commit(workspace.real_root) if with_base_commit else None,
+        forbidden=forbidden_patterns(rules),
+    )
+    blocked = not_ready(workspace, rules)
+    if blocked or isinstance(rules, PatchFailure):
+        return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=blocked, check=check))
+    return Opened(workspace, rules, unreadable, attempt)
+
+
+def file_reports(plan: StagePlan) -> tuple[FileReport, ...]:
+    """Each staged file's outcome, as the report lists it."""
+    return tuple(
+        FileReport(
+            f.path,
+            f.action,
+            f.hunks_applied,
+            f.hunks_total,
+            f.new_path,
+            f.mode,
+            placements=f.placements,
+        )
+        for f in plan.files
     )

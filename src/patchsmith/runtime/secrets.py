@@ -1,0 +1,329 @@
+"""Finding and masking credentials in text: the scanner the secret guard runs.
+
+Below the policy and the guards, so that excerpts, kept replies and the policy's own
+messages mask secrets without importing a guard (`patchsmith.guards.secrets` holds the
+guard itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import diff_stat
+from patchsmith.runtime.usercache import load_entry, store_entry
+
+__all__ = [
+    "DETECT_SECRETS_PLUGINS",
+    "MASK",
+    "SecretFinding",
+    "find_secrets",
+    "mask_secret_lines",
+    "secret_values",
+]
+
+MASK = "[masked]"
+"""What stands in an excerpt for a value the secret guard would flag."""
+
+DETECT_SECRETS_PLUGINS = (
+    "AWSKeyDetector",
+    "ArtifactoryDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "CloudantDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "JwtTokenDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SoftlayerDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
+)
+"""detect-secrets plugins that recognise a credential by its shape.
+
+Left out: KeywordDetector and the two high-entropy string plugins, which flag
+ordinary code (`API_KEY_INVALID: "..."`, ids, hashes: 9 of the 11 hits they and
+the rest made on the public corpus' added lines were such), and IPPublicDetector,
+since an address is not a credential. See bench/secrets_false_positives.py.
+"""
+
+_OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Private Key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("AWS Access Key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "GitHub Token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ),
+    ("Slack Token", re.compile(r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}")),
+    ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+)
+
+_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OWN_PATTERNS))
+_ALLOWLIST_MARK = re.compile(r"pragma:\s*allowlist[ -]secret", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)")
+_RESERVED_HOSTS = re.compile(
+    r"^(?:127\.0\.0\.1|localhost|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$",
+    re.IGNORECASE,
+)
+# characters str.splitlines() breaks on (unidiff splits the diff with it); "\n" is already gone
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+_IS_INVALID_FILE = "detect_secrets.filters.common.is_invalid_file"
+# with this filter on, plugins verify candidates against live services: never here
+_VERIFY = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """A credential-shaped string in an added line (the value itself is never kept)."""
+
+    file: str
+    line: int
+    kind: str
+
+
+def find_secrets(change: FileChange) -> list[SecretFinding]:
+    """Credentials in the lines `change` adds, one finding per (line, kind), in line order."""
+    added = diff_stat(change).added
+    if not added:
+        return []
+    return _findings(change.path, added)
+
+
+def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFinding]:
+    findings: set[SecretFinding] = set()
+    text_by_line = dict(lines)
+    for number, kind in _scan_with_detect_secrets(path, lines):
+        if kind == "Basic Auth Credentials" and _only_reserved_hosts(text_by_line[number]):
+            continue
+        findings.add(SecretFinding(path, number, kind))
+    for number, text in lines:
+        if not _ANY_OWN_PATTERN.search(text) or _ALLOWLIST_MARK.search(text):
+            continue
+        for kind, pattern in _OWN_PATTERNS:
+            if pattern.search(text):
+                findings.add(SecretFinding(path, number, kind))
+    return sorted(findings, key=lambda f: (f.line, f.kind))
+
+
+# A value worth hiding on a flagged line: a quoted string, a URL's user:password, or a
+# long run of token characters.
+_VALUE = re.compile(r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}")
+
+
+def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, str]:
+    """For each line the secret guard would flag, the line with its secret values masked.
+
+    `lines` are (line number, text) pairs of a file; only flagged lines are returned.
+    Private key blocks lose the whole line after the marker; other lines keep their
+    code and lose quoted values and long token-shaped runs, so an excerpt still shows
+    the shape of the line without the credential.
+    """
+    masked: dict[int, str] = {}
+    for finding in _findings(path, tuple(lines)):
+        text = masked.get(finding.line, dict(lines)[finding.line])
+        hidden = _VALUE.sub(MASK, text)
+        for _, pattern in _OWN_PATTERNS:
+            hidden = pattern.sub(MASK, hidden)
+        masked[finding.line] = hidden if hidden != text else MASK
+    return masked
+
+
+def secret_values(changes: Sequence[FileChange]) -> set[str]:
+    """The credential-shaped values on the added lines of `changes` this guard flags.
+
+    Quoted values, URL passwords and token-shaped runs of each flagged line, and the
+    body of a private key block, so a copy of the change elsewhere (the model's reply,
+    a proposal, a diff) can be masked wherever the value appears. Values under 8
+    characters are left out: masking them would hide ordinary words.
+    """
+    values: set[str] = set()
+    for change in changes:
+        flagged = {finding.line for finding in find_secrets(change)}
+        if not flagged:
+            continue
+        in_key = False
+        for number, text in diff_stat(change).added:
+            if in_key:
+                values.add(text.strip())
+                in_key = not _KEY_END.search(text)
+            if number not in flagged:
+                continue
+            values.update(m.group(0).strip("'\"@") for m in _VALUE.finditer(text))
+            for _, pattern in _OWN_PATTERNS:
+                values.update(m.group(0) for m in pattern.finditer(text))
+            in_key = bool(_OWN_PATTERNS[0][1].search(text)) and not _KEY_END.search(text)
+    return {value for value in values if len(value) >= 8}
+
+
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _only_reserved_hosts(text: str) -> bool:
+    # user:password@example.org in a test or a doc is an illustration, not a credential
+    hosts = _URL_CREDENTIALS.findall(text)
+    return bool(hosts) and all(_RESERVED_HOSTS.match(host) for host in hosts)
+
+
+def _scan_with_detect_secrets(
+    path: str, added: tuple[tuple[int, str], ...]
+) -> list[tuple[int, str]]:
+    patterns = _plugin_patterns()
+    candidates = [(n, t) for n, t in added if any(p.search(t) for p in patterns)]
+    if not candidates:
+        return []
+    from detect_secrets.core.secrets_collection import SecretsCollection
+    from unidiff.errors import UnidiffParseError
+
+    _configure_detect_secrets()
+    name = path.replace("\t", " ")
+    hunks = "".join(
+        f"@@ -0,0 +{number},1 @@\n+{text.translate(_LINE_BREAKS)}\n" for number, text in candidates
+    )
+    diff = f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n{hunks}"
+    collection = SecretsCollection()
+    try:
+        collection.scan_diff(diff)
+    except UnidiffParseError:  # pragma: no cover - the diff above is well formed by construction
+        return []
+    return [(secret.line_number, str(secret.type)) for _, secret in collection]
+
+
+@cache
+def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
+    # Every plugin in DETECT_SECRETS_PLUGINS reports only what its `denylist` finds, so a
+    # line none of those patterns matches cannot yield a finding; skipping it up front
+    # spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost.
+    by_flags: dict[int, list[str]] = {}
+    for pattern, flags in _denylist_sources():
+        by_flags.setdefault(flags, []).append(pattern)
+    single = _one_pattern(by_flags)
+    if single is not None:
+        return (single,)
+    return tuple(joined for flags, group in by_flags.items() for joined in _joined(group, flags))
+
+
+# the flags a group may scope to itself, `(?ix:...)`; the others apply to a whole pattern
+_SCOPED_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
+_WHOLE_FLAGS = re.UNICODE
+
+
+def _one_pattern(by_flags: dict[int, list[str]]) -> re.Pattern[str] | None:
+    """Every group in one alternation, each under its own scoped flags (one regex pass per
+    line); `None` when a group's flags cannot be scoped or a pattern does not compile so."""
+    parts: list[str] = []
+    for flags, group in by_flags.items():
+        rest = flags & ~_WHOLE_FLAGS
+        letters = "".join(letter for flag, letter in _SCOPED_FLAGS if rest & flag)
+        if rest & ~sum(flag for flag, _ in _SCOPED_FLAGS):
+            return None
+        body = "|".join(f"(?:{p})" for p in group)
+        parts.append(f"(?{letters}:{body})" if letters else f"(?:{body})")
+    try:
+        return re.compile("|".join(parts), _WHOLE_FLAGS)
+    except re.error:  # pragma: no cover - e.g. a pattern with inline global flags
+        return None
+
+
+def _denylist_sources() -> list[tuple[str, int]]:
+    """Every (pattern, flags) of the plugins' denylists, in plugin order.
+
+    Loading detect-secrets (and the HTTP stack its plugins import to verify secrets
+    online) to read these costs a cold process more than everything else an apply
+    does, and most changes add no line any of them matches. So they are kept in the
+    per-user cache, under a key naming the installed plugin files: an upgrade of
+    detect-secrets (or an edit of a plugin) reads them afresh.
+    """
+    key = _plugins_key()
+    if key is not None:
+        stored = load_entry(key)
+        if isinstance(stored, list) and all(
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and isinstance(item[1], int)
+            for item in stored
+        ):
+            return [(pattern, flags) for pattern, flags in stored]
+    sources = _denylists_from_plugins()
+    if key is not None:
+        store_entry(key, [list(item) for item in sources])
+    return sources
+
+
+def _denylists_from_plugins() -> list[tuple[str, int]]:
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    by_name = {plugin.__name__: plugin for plugin in plugins}
+    sources: list[tuple[str, int]] = []
+    for name in DETECT_SECRETS_PLUGINS:
+        denylist: Iterable[re.Pattern[str]] | None = getattr(by_name[name], "denylist", None)
+        # a plugin that is not regex-based could match anywhere: scan every line then
+        for pattern in denylist if denylist is not None else [re.compile("")]:
+            sources.append((pattern.pattern, pattern.flags))
+    return sources
+
+
+def _plugins_key() -> str | None:
+    """A cache entry name for the installed detect-secrets plugins (found, not imported)."""
+    try:
+        spec = importlib.util.find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    plugins = os.path.join(next(iter(spec.submodule_search_locations)), "plugins")
+    try:
+        files = sorted(
+            (entry.name, entry.stat().st_size, entry.stat().st_mtime_ns)
+            for entry in os.scandir(plugins)
+            if entry.name.endswith(".py")
+        )
+    except OSError:
+        return None
+    identity = json.dumps([1, plugins, files, DETECT_SECRETS_PLUGINS])
+    return f"secret-denylists-{hashlib.sha256(identity.encode()).hexdigest()[:24]}.json"
+
+
+def _joined(group: list[str], flags: int) -> list[re.Pattern[str]]:
+    # one alternation per flag set: one regex pass per line instead of ~45
+    try:
+        return [re.compile("|".join(f"(?:{p})" for p in group), flags)]
+    except re.error:  # pragma: no cover - e.g. a pattern with inline global flags
+        return [re.compile(p, flags) for p in group]
+
+
+def _configure_detect_secrets() -> None:
+    # detect-secrets reads its plugins and filters from a process-wide singleton;
+    # set ours once and again only if someone else changed it
+    from detect_secrets.settings import get_settings
+
+    settings = get_settings()
+    if (
+        set(settings.plugins) == set(DETECT_SECRETS_PLUGINS)
+        and _IS_INVALID_FILE not in settings.filters
+        and _VERIFY not in settings.filters
+    ):
+        return
+    settings.clear()
+    settings.configure_plugins([{"name": name} for name in DETECT_SECRETS_PLUGINS])
+    # that filter drops every file not on disk; ours are staged in memory
+    settings.disable_filters(_IS_INVALID_FILE)
