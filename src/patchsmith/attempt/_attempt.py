@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from patchsmith.attempt.withheld import forbidden_patterns
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
@@ -586,9 +586,9 @@ def _with_hashes(failure: PatchFailure, expected: Mapping[str, str]) -> PatchFai
     )
 
 
-@dataclass(frozen=True)
-class Opened:
-    """A workspace opened for one attempt, the policy it is under, and the attempt itself."""
+class Opened(NamedTuple):
+    """A workspace opened for one attempt, the policy it is under, and the attempt itself
+    (a tuple, so the callers unpack it in one line)."""
 
     workspace: Workspace
     rules: Policy

@@ -86,12 +86,7 @@ def apply(
     )
     if isinstance(opened, ApplyReport):
         return opened
-    workspace, rules, unreadable, attempt = (
-        opened.workspace,
-        opened.rules,
-        opened.unreadable,
-        opened.attempt,
-    )
+    workspace, rules, unreadable, attempt = opened
     script = parse_edits(model_output, format)
     special = unsupported_modes(script)
     if special:

@@ -251,12 +251,7 @@ def write_file(
     )
     if isinstance(opened, ApplyReport):
         return opened
-    workspace, rules, unreadable, attempt = (
-        opened.workspace,
-        opened.rules,
-        opened.unreadable,
-        opened.attempt,
-    )
+    workspace, rules, unreadable, attempt = opened
     with Transaction(workspace) as transaction:
         staged = stage_write(
             workspace,
