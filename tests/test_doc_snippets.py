@@ -1,14 +1,17 @@
-"""The Python the README and docs show type-checks under `mypy --strict`, as a user's would.
+"""The Python the README and docs show type-checks under `mypy --strict` and runs.
 
 Every ```python block that uses patchsmith is written out as a module after a short
 preamble that gives the names a reader supplies (`model_output`, an LLM client, ...)
-their types, and the whole set is checked in one mypy run. A renamed parameter, a
-field that moved or a call the types do not allow fails here before a user meets it.
+their types; the whole set is checked in one mypy run, then each block runs in a small
+world holding the folders it names. A renamed parameter, a field that moved or a call the
+types do not allow fails here before a user meets it.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,3 +160,55 @@ def test_user_code_type_checks(tmp_path: Path) -> None:
     out, err, status = mypy_api.run(["--strict", "--no-incremental", str(path)])
 
     assert status == 0, out + err
+
+
+# -- running them ----------------------------------------------------------------------------
+
+HARNESS = """\
+import runpy, sys
+import patchsmith
+try:
+    runpy.run_path(sys.argv[1], run_name="__snippet__")
+except patchsmith.PatchsmithError as exc:  # refused by the small world it runs in: fine
+    print("refused:", type(exc).__name__, exc)
+"""
+
+
+def make_world(root: Path) -> Path:
+    """The folders the snippets name (`path/to/repo`, `repo`, `web`), with a tested module."""
+    repo = root / "path" / "to" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "inventory.py").write_text("def restock(count, amount):\n    return count + amount\n")
+    (repo / "test_inventory.py").write_text(
+        "from inventory import restock\n\n\ndef test_restock():\n    assert restock(1, 2) == 3\n"
+    )
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "inventory"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
+    )
+    (root / "repo").mkdir()
+    (root / "web").mkdir()
+    (root / "repos.txt").write_text("")
+    return root
+
+
+@pytest.mark.parametrize("snippet", doc_snippets(), ids=lambda s: f"{s.doc.name}:{s.line}")
+def test_doc_snippet_runs(snippet: Snippet, tmp_path: Path) -> None:
+    """Each snippet runs without a TypeError, AttributeError or NameError: only the
+    refusals a small world earns (nothing recorded under `repo`, an empty reply) pass.
+
+    The world is under pytest's temporary folder, which tests/conftest.py trusts, so the
+    verification snippet really runs pytest in the sandbox."""
+    world = make_world(tmp_path)
+    path = world / f"{snippet.name}.py"
+    path.write_text(PREAMBLE + snippet.text, encoding="utf-8")
+
+    done = subprocess.run(
+        [sys.executable, "-c", HARNESS, str(path)],
+        cwd=world,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert 0 == done.returncode, done.stderr[-2000:]
