@@ -30,7 +30,7 @@ from patchsmith.store import (
     Store,
     new_attempt_id,
 )
-from patchsmith.store.db import _MIGRATIONS, _mapped_errors, _migrate
+from patchsmith.store.store import _MIGRATIONS, _mapped_errors, _migrate
 
 SHA_A = hashlib.sha256(b"a\n").hexdigest()
 SHA_B = hashlib.sha256(b"b\n").hexdigest()
@@ -514,7 +514,7 @@ class TestIds:
     ) -> None:
         """A new id never shares its first UNIQUE_ID_PREFIX characters with a recorded one."""
         drawn = iter(["a-ABCDEF0000000000AA", "a-ABCDEF1111111111BB", "a-ZZZZZZ0000000000CC"])
-        monkeypatch.setattr("patchsmith.store.db.new_attempt_id", lambda: next(drawn))
+        monkeypatch.setattr("patchsmith.store.store.new_attempt_id", lambda: next(drawn))
 
         first = store.record_attempt(make_record(id=None))
         second = store.record_attempt(make_record(id=None))

@@ -158,7 +158,7 @@ class TestOwnStore:
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A foreign database that reappears right after the move is refused, not looped on."""
-        import patchsmith.store.db as store_module
+        import patchsmith.store.store as store_module
 
         state = tmp_path / ".patchsmith"
         Store.open(state).close()

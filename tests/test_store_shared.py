@@ -13,7 +13,7 @@ from tests.test_store import make_record
 
 from patchsmith.errors import FailureCode, PatchRefused
 from patchsmith.store import Store
-from patchsmith.store.db import _SHARED_PER_THREAD
+from patchsmith.store.store import _SHARED_PER_THREAD
 
 
 @pytest.fixture(name="state_dir")

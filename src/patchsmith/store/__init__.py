@@ -1,13 +1,13 @@
 """The store layer: the audit record of every attempt, run and verification, in SQLite.
 
 It owns the database file under `.patchsmith/`, its schema and migrations, and the
-records read back from it (`db.py` holds the `Store`; docs/decisions/0031 says when a
+records read back from it (`store.py` holds the `Store`; docs/decisions/0031 says when a
 database is moved aside). It may import the layers below it (`guards`, `policy`,
 `runtime`, `model`, `formats`, `engine`, `errors`), never a workflow or anything above
 (docs/architecture.md).
 """
 
-from patchsmith.store.db import (
+from patchsmith.store.store import (
     DB_FILE_NAME,
     MAX_LIST_LIMIT,
     SCHEMA_VERSION,
