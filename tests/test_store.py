@@ -120,6 +120,15 @@ class TestOpen:
 
         assert mode == "wal"
 
+    def test_records_sync_normally(self, state_dir: Path) -> None:
+        """Every connection syncs the log at checkpoints, not at each commit
+        (docs/decisions/0034: a power cut may lose the last record, never corrupt one)."""
+        with Store.open(state_dir) as store, Store.shared(state_dir) as shared:
+            for opened in (store, shared):
+                assert opened._conn is not None
+                assert 1 == opened._conn.execute("PRAGMA synchronous").fetchone()[0]
+        Store.close_shared()
+
     def test_schema_version_is_current(self, state_dir: Path) -> None:
         """A new database is at `SCHEMA_VERSION`, one step per migration."""
         Store.open(state_dir).close()
