@@ -48,7 +48,8 @@ def connect(db_file: Path) -> sqlite3.Connection:
                 continue
             conn.execute("PRAGMA journal_mode = WAL")
             # With WAL, NORMAL keeps the database consistent after a crash and spares an
-            # fsync per commit; a power cut may lose the last record, never corrupt one.
+            # fsync per commit; a power cut may lose the last record, never corrupt one
+            # (docs/decisions/0034: the file commit itself stays durable).
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, MIGRATIONS)
