@@ -73,6 +73,10 @@ def _skeleton(tmp_path: Path) -> Path:
             (folder / "__init__.py").write_text(f"import patchsmith.{below[0]}\n" if below else "")
     # the one import the contract lets through, so its `ignore_imports` entry matches
     (package / "mcp" / "server.py").write_text("import patchsmith\n")
+    # the codemod dispatcher and its backends, which register into a table below it
+    (package / "codemod" / "transform.py").write_text("import patchsmith.codemod.backends\n")
+    (package / "codemod" / "backends").mkdir()
+    (package / "codemod" / "backends" / "__init__.py").write_text("")
     return tmp_path
 
 
@@ -98,6 +102,7 @@ class TestContracts:
             ("model/bad.py", "patchsmith.runtime", "Layers point down"),
             ("fleet/bad.py", "patchsmith.mcp", "Layers point down"),
             ("errors/bad.py", "patchsmith.engine", "Layers point down"),
+            ("codemod/backends/bad.py", "patchsmith.codemod.transform", "Codemod backends"),
         ],
     )
     def test_a_forbidden_import_fails(

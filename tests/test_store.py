@@ -30,7 +30,8 @@ from patchsmith.store import (
     Store,
     new_attempt_id,
 )
-from patchsmith.store.db import _MIGRATIONS, _mapped_errors, _migrate
+from patchsmith.store.errors import mapped_errors
+from patchsmith.store.schema import MIGRATIONS, migrate
 
 SHA_A = hashlib.sha256(b"a\n").hexdigest()
 SHA_B = hashlib.sha256(b"b\n").hexdigest()
@@ -119,11 +120,20 @@ class TestOpen:
 
         assert mode == "wal"
 
+    def test_records_sync_normally(self, state_dir: Path) -> None:
+        """Every connection syncs the log at checkpoints, not at each commit
+        (docs/decisions/0034: a power cut may lose the last record, never corrupt one)."""
+        with Store.open(state_dir) as store, Store.shared(state_dir) as shared:
+            for opened in (store, shared):
+                assert opened._conn is not None
+                assert 1 == opened._conn.execute("PRAGMA synchronous").fetchone()[0]
+        Store.close_shared()
+
     def test_schema_version_is_current(self, state_dir: Path) -> None:
         """A new database is at `SCHEMA_VERSION`, one step per migration."""
         Store.open(state_dir).close()
 
-        assert len(_MIGRATIONS) == SCHEMA_VERSION == _schema_version(state_dir / DB_FILE_NAME)
+        assert len(MIGRATIONS) == SCHEMA_VERSION == _schema_version(state_dir / DB_FILE_NAME)
 
     def test_reopen_keeps_records(self, state_dir: Path) -> None:
         """Reopening finds what was recorded and runs no migration twice."""
@@ -204,7 +214,7 @@ class TestMigrations:
         state_dir.mkdir()
         db = state_dir / DB_FILE_NAME
         conn = sqlite3.connect(db, isolation_level=None)
-        _migrate(conn, _MIGRATIONS[:1])
+        migrate(conn, MIGRATIONS[:1])
         conn.execute(
             "INSERT INTO attempts VALUES ('a-OLD', 'run-0', 'prop-0', 1, 'apply', 'applied',"
             " '2020-01-01T00:00:00+00:00', '2020-01-01T00:00:01+00:00', NULL, 'in', '', 'd', NULL)"
@@ -230,7 +240,7 @@ class TestMigrations:
         state_dir.mkdir()
         db = state_dir / DB_FILE_NAME
         conn = sqlite3.connect(db, isolation_level=None)
-        _migrate(conn, _MIGRATIONS[:5])
+        migrate(conn, MIGRATIONS[:5])
         for number, status in ((1, "checked"), (2, "applied")):
             conn.execute(
                 f"INSERT INTO attempts VALUES ('a-{number}', 'run-0', 'p', {number}, 'apply',"
@@ -256,7 +266,7 @@ class TestMigrations:
             raise sqlite3.OperationalError("disk full")
 
         with pytest.raises(sqlite3.OperationalError):
-            _migrate(conn, (*_MIGRATIONS, broken))
+            migrate(conn, (*MIGRATIONS, broken))
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         conn.close()
 
@@ -514,7 +524,7 @@ class TestIds:
     ) -> None:
         """A new id never shares its first UNIQUE_ID_PREFIX characters with a recorded one."""
         drawn = iter(["a-ABCDEF0000000000AA", "a-ABCDEF1111111111BB", "a-ZZZZZZ0000000000CC"])
-        monkeypatch.setattr("patchsmith.store.db.new_attempt_id", lambda: next(drawn))
+        monkeypatch.setattr("patchsmith.store.ids.new_attempt_id", lambda: next(drawn))
 
         first = store.record_attempt(make_record(id=None))
         second = store.record_attempt(make_record(id=None))
@@ -530,7 +540,7 @@ class TestMappedErrors:
     )
     def test_storage_errors_become_io_error(self, error: Exception) -> None:
         """SQLite and OS storage errors become an IO_ERROR refusal."""
-        with pytest.raises(PatchRefused) as info, _mapped_errors("reading"):
+        with pytest.raises(PatchRefused) as info, mapped_errors("reading"):
             raise error
 
         assert info.value.failures[0].code == FailureCode.IO_ERROR
@@ -547,7 +557,7 @@ class TestMappedErrors:
     )
     def test_misuse_and_unknown_pass_through(self, error: Exception) -> None:
         """Misuse and unknown errors are re-raised untouched."""
-        with pytest.raises(type(error)), _mapped_errors("reading"):
+        with pytest.raises(type(error)), mapped_errors("reading"):
             raise error
 
 

@@ -158,11 +158,11 @@ class TestOwnStore:
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A foreign database that reappears right after the move is refused, not looped on."""
-        import patchsmith.store.db as store_module
+        import patchsmith.store.connection as store_module
 
         state = tmp_path / ".patchsmith"
         Store.open(state).close()
-        monkeypatch.setattr(store_module, "_untrusted", lambda conn, db: "planted again")
+        monkeypatch.setattr(store_module, "untrusted", lambda conn, db: "planted again")
 
         with pytest.raises(PatchRefused) as info:
             Store.open(state)

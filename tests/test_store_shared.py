@@ -13,7 +13,7 @@ from tests.test_store import make_record
 
 from patchsmith.errors import FailureCode, PatchRefused
 from patchsmith.store import Store
-from patchsmith.store.db import _SHARED_PER_THREAD
+from patchsmith.store.kept import SHARED_PER_THREAD
 
 
 @pytest.fixture(name="state_dir")
@@ -68,7 +68,7 @@ class TestShared:
 
     def test_least_recently_used_is_closed(self, tmp_path: Path) -> None:
         """A thread keeps a few stores open; the one unused longest is closed first."""
-        dirs = [tmp_path / f"ws{n}" / ".patchsmith" for n in range(_SHARED_PER_THREAD + 1)]
+        dirs = [tmp_path / f"ws{n}" / ".patchsmith" for n in range(SHARED_PER_THREAD + 1)]
         first = _connection(Store.shared(dirs[0]))
         for folder in dirs[1:]:
             Store.shared(folder)

@@ -15,7 +15,7 @@ from patchsmith.errors import FailureCode
 from patchsmith.pipeline.budget import Budget
 from patchsmith.pipeline.loop import RunStatus, run_task
 from patchsmith.pipeline.source import ScriptedSource, Turn
-from patchsmith.store import Store
+from patchsmith.store import Store, kept
 
 SCALE_TASK = {
     "objective": "round scaled values to 2 places",
@@ -480,3 +480,26 @@ def test_store_schema_has_the_run_tables(calc: Path) -> None:
     conn.close()
 
     assert {"run_tasks", "run_turns", "run_results"} <= names
+
+
+def test_a_run_opens_its_store_once(calc: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every turn, attempt and the result go through one connection, opened once."""
+    opened: list[Path] = []
+    connect = kept.connect
+
+    def counted(db_file: Path) -> sqlite3.Connection:
+        opened.append(db_file)
+        return connect(db_file)
+
+    monkeypatch.setattr(kept, "connect", counted)  # Store.shared
+    monkeypatch.setattr("patchsmith.store.store.connect", counted)  # Store.open
+    Store.close_shared()
+    source = ScriptedSource([STALE, stale_context_repair])
+
+    result = run_task(SCALE_TASK, source, root=calc)
+
+    assert ["refused", "applied"] == [t.outcome for t in result.turns]
+    assert [calc / ".patchsmith" / "patchsmith.db"] == opened
+    with Store.open(calc / ".patchsmith") as store:
+        run = store.get_run(result.run_id)
+    assert run is not None and 2 == len(run.turns) and run.status is not None

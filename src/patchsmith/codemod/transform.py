@@ -1,8 +1,9 @@
 """Run a recipe's operations, then its import changes, over a `WorkSet`, in memory.
 
-Each operation type goes to its backend (docs/codemods.md says which and why); all of
-them see the texts the operations before them produced. Import changes are scheduled
-for the files the operations changed and applied once, last.
+Each operation type goes to the backend registered for it in `backend_table` (docs/codemods.md
+says which and why), except ast-grep rules, which this module batches itself; all of them
+see the texts the operations before them produced. Import changes are scheduled for the
+files the operations changed and applied once, last, by the language's import fixer.
 """
 
 from __future__ import annotations
@@ -10,17 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from patchsmith.codemod.backends import astgrep, config, java, python
+from patchsmith.codemod.backend_table import backend_for, import_fixer
+from patchsmith.codemod.backends import astgrep
 from patchsmith.codemod.edits import EditGroup, apply_groups
 from patchsmith.codemod.matches import SeenMatch
-from patchsmith.codemod.recipe import (
-    AstGrepRule,
-    ConfigKeyRename,
-    Language,
-    MethodInvocationReplace,
-    Recipe,
-    RenameSymbol,
-)
+from patchsmith.codemod.recipe import AstGrepRule, Language, Recipe
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
 
@@ -61,23 +56,14 @@ def transform(recipe: Recipe, work: WorkSet) -> Transformed:
                 return result
             index += len(batch)
             continue
-        if isinstance(op, MethodInvocationReplace):
-            failure = java.replace_invocations(op, work, result.matches, result.seen)
-        elif isinstance(op, RenameSymbol):
-            failure = python.rename_symbol(op, work, result.matches, result.seen)
-        else:
-            assert isinstance(op, ConfigKeyRename)
-            failure = config.rename_key(op, work, result.matches, result.seen)
+        failure = backend_for(op)(op, work, result.matches, result.seen)
         if failure is not None:
             result.errors.append(_at(index, failure))
             return result
         index += 1
     changed = list(work.changed)
     if recipe.imports.add or recipe.imports.remove:
-        if recipe.language is Language.PYTHON:
-            failure = python.fix_imports(recipe.imports, work, changed)
-        else:
-            failure = java.fix_imports(recipe.imports, work, changed)
+        failure = import_fixer(recipe.language)(recipe.imports, work, changed)
         if failure is not None:
             result.errors.append(failure)
     return result

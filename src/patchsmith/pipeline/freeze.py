@@ -165,7 +165,7 @@ def run_net_change(
     database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
     if not database.is_file():
         raise _refused(FailureCode.RECORD_NOT_FOUND, f"nothing is recorded under {workspace.root}")
-    with Store.open(database.parent) as store:
+    with Store.shared(database.parent) as store:
         records = store.run_attempts(run_id)
     if not records:
         raise _refused(

@@ -185,7 +185,7 @@ def judge(
     if not database.is_file():
         raise _not_found(f"nothing is recorded under {workspace.root}")
     wanted = None if kind is None else SubjectKind(kind)
-    with Store.open(database.parent) as store:
+    with Store.shared(database.parent) as store:
         records, subject_kind, subject = _subject(store, subject, wanted)
     notes: list[str] = []
     if subject_kind is SubjectKind.ATTEMPT:
@@ -208,7 +208,7 @@ def judge(
     judgement = _scored(subject, subject_kind, criteria, tuple(r.id for r in records), notes)
     if not record:
         return judgement
-    with Store.open(database.parent) as store:
+    with Store.shared(database.parent) as store:
         number = store.record_judgement(
             subject,
             subject_kind.value,

@@ -549,7 +549,9 @@ class _Loop:
         if not self.recording or self.store_problems:
             return
         try:
-            with Store.open(self.root / STATE_DIR_NAME) as store:
+            # The connection `apply` records each attempt through: a run's turns, task and
+            # result are written without opening SQLite again (see `Store.shared`).
+            with Store.shared(self.root / STATE_DIR_NAME) as store:
                 write(store)
         except PatchRefused as refusal:
             self.store_problems.extend(

@@ -165,7 +165,7 @@ def find_attempt(workspace: Workspace, attempt_id: str) -> AttemptRecord:
     database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
     if not database.is_file():
         raise _not_found(f"nothing is recorded under {workspace.root}")
-    with Store.open(database.parent) as store:
+    with Store.shared(database.parent) as store:
         ids = store.find_ids(attempt_id, limit=20)
         found = store.get(ids[0]) if len(ids) == 1 else None
     if found is not None:
@@ -288,7 +288,7 @@ def _left_by(workspace: Workspace, target: AttemptRecord, path: str) -> FileStat
     recorded (an edit by hand), so what it left cannot be known.
     """
     database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
-    with Store.open(database.parent) as store:
+    with Store.shared(database.parent) as store:
         later = [r for r in store.applied_since(target.created_at) if r.id != target.id]
     snapshot: Snapshot = read_snapshot(workspace, touched([target, *later]))
     for record in reversed(later):

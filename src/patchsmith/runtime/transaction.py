@@ -111,6 +111,37 @@ class _Current:
     text: str | None
     links: int = 1
 
+    def changed(
+        self,
+        action: Action,
+        source: str,
+        target: str,
+        new_bytes: bytes | None,
+        new_text: str | None,
+        *,
+        reason: str,
+        executable: bool | None = None,
+        whole_content: bool = False,
+        generated_by_command: bool = False,
+    ) -> FileChange:
+        """This file `source` rewritten (UPDATE) or moved (MOVE) to `target` with new
+        content, its mode kept but for `executable`; or deleted (DELETE, no new bytes)."""
+        return FileChange(
+            path=target,
+            action=action,
+            old_path=source,
+            old_bytes=self.raw,
+            new_bytes=new_bytes,
+            old_text=self.text,
+            new_text=new_text,
+            old_mode=self.mode,
+            new_mode=None if new_bytes is None else with_executable(self.mode, executable),
+            reason=reason,
+            generated_by_command=generated_by_command,
+            whole_content=whole_content,
+            old_links=self.links,
+        )
+
 
 def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool:
     """A lone update, or a lone create/delete in an existing directory: one atomic step."""
@@ -206,19 +237,16 @@ class Transaction:
         new_bytes = encode_text(current, new_text)
         if isinstance(new_bytes, PatchFailure):
             return new_bytes
-        change = FileChange(
-            path=target,
-            action=Action.UPDATE,
-            old_path=target,
-            old_bytes=current.raw,
-            new_bytes=new_bytes,
-            old_text=current.text,
-            new_text=new_text,
-            old_mode=current.mode,
-            new_mode=with_executable(current.mode, executable),
+        before = _Current(current.raw, current.mode, current.text, raw.links)
+        change = before.changed(
+            Action.UPDATE,
+            target,
+            target,
+            new_bytes,
+            new_text,
             reason=reason,
+            executable=executable,
             whole_content=whole_content,
-            old_links=raw.links,
         )
         self._stage(change, f"update of {target}")
         return None
@@ -272,17 +300,7 @@ class Transaction:
         if isinstance(target, PatchFailure):
             return target
         source, current = target
-        change = FileChange(
-            path=source,
-            action=Action.DELETE,
-            old_path=source,
-            old_bytes=current.raw,
-            new_bytes=None,
-            old_text=current.text,
-            old_mode=current.mode,
-            reason=reason,
-            old_links=current.links,
-        )
+        change = current.changed(Action.DELETE, source, source, None, None, reason=reason)
         self._stage(change, f"deletion of {source}")
         return None
 
@@ -349,19 +367,15 @@ class Transaction:
         raw = self._workspace.read_raw(target)
         if isinstance(raw, PatchFailure):
             return raw
-        change = FileChange(
-            path=target,
-            action=Action.UPDATE,
-            old_path=target,
-            old_bytes=raw.raw,
-            new_bytes=new_bytes,
-            old_text=_decoded(target, raw.raw, raw.mode),
-            new_text=_decoded(target, new_bytes, raw.mode),
-            old_mode=raw.mode,
-            new_mode=raw.mode,
+        before = _Current(raw.raw, raw.mode, _decoded(target, raw.raw, raw.mode), raw.links)
+        change = before.changed(
+            Action.UPDATE,
+            target,
+            target,
+            new_bytes,
+            _decoded(target, new_bytes, raw.mode),
             reason=reason,
             generated_by_command=True,
-            old_links=raw.links,
         )
         self._stage(change, f"update of {target} by a command")
         return None
@@ -400,18 +414,8 @@ class Transaction:
             new_bytes, text = encode_text(decoded, new_text), new_text
         if isinstance(new_bytes, PatchFailure):
             return new_bytes
-        change = FileChange(
-            path=target,
-            action=Action.MOVE,
-            old_path=source,
-            old_bytes=current.raw,
-            new_bytes=new_bytes,
-            old_text=current.text,
-            new_text=text,
-            old_mode=current.mode,
-            new_mode=with_executable(current.mode, executable),
-            reason=reason,
-            old_links=current.links,
+        change = current.changed(
+            Action.MOVE, source, target, new_bytes, text, reason=reason, executable=executable
         )
         self._stage(change, f"move of {source} to {target}", also=source)
         return None

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from patchsmith.codemod.backend_table import runs
 from patchsmith.codemod.backends.trees import parse
 from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
 from patchsmith.codemod.matches import SeenMatch
@@ -228,6 +229,7 @@ def _same_path(found: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
     )
 
 
+@runs(ConfigKeyRename)
 def rename_key(
     op: ConfigKeyRename, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:

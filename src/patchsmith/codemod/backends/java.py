@@ -20,10 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from patchsmith.codemod.backend_table import fixes_imports, runs
 from patchsmith.codemod.backends.trees import parse, walk
 from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
 from patchsmith.codemod.matches import SeenMatch
-from patchsmith.codemod.recipe import Imports, MethodInvocationReplace, split_method
+from patchsmith.codemod.recipe import Imports, Language, MethodInvocationReplace, split_method
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import PatchFailure
 
@@ -99,6 +100,7 @@ class JavaFile:
         return self.package == package or package in self.wildcards
 
 
+@runs(MethodInvocationReplace)
 def replace_invocations(
     op: MethodInvocationReplace, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:
@@ -250,6 +252,7 @@ def _line_end(data: bytes, offset: int) -> int:
     return len(data) if newline < 0 else newline + 1
 
 
+@fixes_imports(Language.JAVA)
 def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchFailure | None:
     """Add the imports a changed file now uses; remove the listed ones it no longer uses."""
     for path in paths:

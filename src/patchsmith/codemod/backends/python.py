@@ -20,8 +20,9 @@ from libcst.codemod.visitors import AddImportsVisitor, ImportItem, RemoveImports
 from libcst.helpers import get_absolute_module_from_package_for_import
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
+from patchsmith.codemod.backend_table import fixes_imports, runs
 from patchsmith.codemod.matches import SeenMatch
-from patchsmith.codemod.recipe import Imports, RenameSymbol
+from patchsmith.codemod.recipe import Imports, Language, RenameSymbol
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
 
@@ -275,6 +276,7 @@ def _rename_job(args: tuple[str, str, str, str]) -> _Renamed:
     return rename_in_source(*args)
 
 
+@runs(RenameSymbol)
 def rename_symbol(
     op: RenameSymbol, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
 ) -> PatchFailure | None:
@@ -336,6 +338,7 @@ def _used_names(tree: cst.Module) -> set[str]:
     return used
 
 
+@fixes_imports(Language.PYTHON)
 def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchFailure | None:
     """Add the listed imports a changed file uses; remove the listed ones it no longer uses.
 
