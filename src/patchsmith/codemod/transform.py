@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from patchsmith.codemod.backends import astgrep, config, java, python
 from patchsmith.codemod.edits import EditGroup, apply_groups
-from patchsmith.codemod.matches import SeenMatch
+from patchsmith.codemod.matches import SeenMatch, SyntaxFallback
 from patchsmith.codemod.recipe import (
     AstGrepRule,
     ConfigKeyRename,
@@ -24,7 +24,7 @@ from patchsmith.codemod.recipe import (
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
 
-__all__ = ["MAX_PASSES", "SeenMatch", "Transformed", "transform"]
+__all__ = ["MAX_PASSES", "SeenMatch", "SyntaxFallback", "Transformed", "transform"]
 
 MAX_PASSES = 8
 """Passes of one rule over the files whose matches nested (an outer fix first, then inner)."""
@@ -32,11 +32,15 @@ MAX_PASSES = 8
 
 @dataclass
 class Transformed:
-    """What one run of the operations found: matches per file, matches left alone, failures."""
+    """What one run of the operations found: matches per file, matches left alone, failures,
+    and the files a type-aware operation had to match by syntax."""
 
     matches: Counter[str] = field(default_factory=Counter)
     seen: list[SeenMatch] = field(default_factory=list)
     errors: list[PatchFailure] = field(default_factory=list)
+    by_syntax: list[SyntaxFallback] = field(default_factory=list)
+    taken: dict[str, set[str]] = field(default_factory=dict)
+    """Per Java file javac attributed: classes whose simple name means another type there."""
 
 
 def transform(recipe: Recipe, work: WorkSet) -> Transformed:
@@ -62,7 +66,15 @@ def transform(recipe: Recipe, work: WorkSet) -> Transformed:
             index += len(batch)
             continue
         if isinstance(op, MethodInvocationReplace):
-            failure = java.replace_invocations(op, work, result.matches, result.seen)
+            failure = java.replace_invocations(
+                op,
+                work,
+                result.matches,
+                result.seen,
+                result.by_syntax,
+                result.taken,
+                recipe.imports.add,
+            )
         elif isinstance(op, RenameSymbol):
             failure = python.rename_symbol(op, work, result.matches, result.seen)
         else:
@@ -77,7 +89,7 @@ def transform(recipe: Recipe, work: WorkSet) -> Transformed:
         if recipe.language is Language.PYTHON:
             failure = python.fix_imports(recipe.imports, work, changed)
         else:
-            failure = java.fix_imports(recipe.imports, work, changed)
+            failure = java.fix_imports(recipe.imports, work, changed, result.taken)
         if failure is not None:
             result.errors.append(failure)
     return result
