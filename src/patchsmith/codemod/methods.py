@@ -1,4 +1,4 @@
-"""`MethodPattern`: a Java method as `declaring.Type method(argTypes)`, like OpenRewrite's MethodMatcher.
+"""`MethodPattern`: a Java method as `declaring.Type method(argTypes)` (OpenRewrite's matcher).
 
 `com.acme.ids.LegacyIdGenerator generate()` is the method without parameters;
 `generate(java.lang.String)` the one taking a string (a `java.lang` type may be written
@@ -111,10 +111,7 @@ def _param(text: str, expected: str) -> str:
         return text
     dims = ""
     while text.endswith(("[]", "...")):
-        if text.endswith("[]"):
-            text = text[:-2].rstrip()
-        else:
-            text = text[:-3].rstrip()
+        text = text[:-2].rstrip() if text.endswith("[]") else text[:-3].rstrip()
         dims += "[]"
     text = text.replace("$", ".")
     if not text or not all(p.isidentifier() for p in text.split(".")):

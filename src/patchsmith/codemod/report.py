@@ -141,7 +141,9 @@ class RecipeReport:
         for seen in self.unchanged_matches:
             lines.append(f"  left     {seen.path}:{seen.line}: {seen.text!r}: {seen.reason}")
         for fallback in self.matched_by_syntax:
-            lines.append(f"  syntax   {fallback.path}: matched by syntax, not types: {fallback.reason}")
+            lines.append(
+                f"  syntax   {fallback.path}: matched by syntax, not types: {fallback.reason}"
+            )
         for check in self.checks:
             lines.append(f"  check    {check.condition}: {check.status.value} ({check.evidence})")
         for error in self.errors:

@@ -249,7 +249,8 @@ def _by_types(
                 if needs:
                     imports.add(target.qualified)
                 qualified = f"{written}.{target.method}".encode()
-                groups.append(EditGroup((Edit(site.name_start, site.name_end, qualified),), site.line))
+                qualify = Edit(site.name_start, site.name_end, qualified)
+                groups.append(EditGroup((qualify,), site.line))
             else:
                 reason = f"an inherited instance method; `to` names {target.qualified}"
                 seen.append(SeenMatch(path, site.line, text, reason))
@@ -327,9 +328,7 @@ def _tidy_imports(
 def _import_name(node: Node) -> str:
     """`a.b.C`, `a.b.*` or `a.b.C.m` for an import declaration (whitespace dropped)."""
     parts = [
-        _text(c)
-        for c in node.children
-        if c.type in ("scoped_identifier", "identifier", "asterisk")
+        _text(c) for c in node.children if c.type in ("scoped_identifier", "identifier", "asterisk")
     ]
     return "".join(parts[0].split()) + (".*" if len(parts) > 1 else "") if parts else ""
 
