@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -349,3 +350,153 @@ def test_free_names_ignore_qualified_parts(tmp_path: Path) -> None:
 
     assert RecipeStatus.APPLIED == report.status, report.errors
     assert CASES["src/app/Qualified.java"][1] == (tmp_path / "src/app/Q.java").read_text()
+
+
+def move_recipe(source: str, target: str) -> Recipe:
+    return recipe(
+        "recipe_id: r\nlanguage: java\nsummary: s\noperations:\n"
+        f"  - {{type: method_invocation_replace, from: {source}, to: {target}}}\n"
+    )
+
+
+@needs_javac
+class TestMoreScopes:
+    def test_static_wildcard_import_and_same_package_conflict(self, tmp_path: Path) -> None:
+        """`import static X.*` gains a single static import of the new method; a class of the
+        same simple name in the file's own package gets the qualified name."""
+        write_tree(
+            tmp_path,
+            {
+                **LIBRARY,
+                "src/app/IdGenerator.java": "package app;\nclass IdGenerator {}\n",
+                "src/app/Star.java": (
+                    "package app;\n\nimport static com.acme.ids.LegacyIdGenerator.*;\n\n"
+                    "class Star {\n    long id() {\n        return generate();\n    }\n}\n"
+                ),
+                "src/app/Same.java": (
+                    "package app;\n\nimport com.acme.ids.LegacyIdGenerator;\n\n"
+                    "class Same {\n    long id() {\n        return LegacyIdGenerator.generate();\n"
+                    "    }\n}\n"
+                ),
+            },
+        )
+
+        report = run_recipe(recipe(), tmp_path, apply=True, record=False)
+
+        assert RecipeStatus.APPLIED == report.status, report.errors
+        assert () == report.matched_by_syntax
+        star = (tmp_path / "src/app/Star.java").read_text()
+        assert "import static com.acme.ids.LegacyIdGenerator.*;\n" in star
+        assert "import static com.acme.ids.IdGenerator.nextId;\n" in star
+        assert "return nextId();" in star
+        same = (tmp_path / "src/app/Same.java").read_text()
+        assert "return com.acme.ids.IdGenerator.nextId();" in same
+        assert "import" not in same  # the old import went, none was added
+        assert 0 == javac(tmp_path, tmp_path / "classes").returncode
+
+    def test_nested_class_of_that_name_and_inherited_calls(self, tmp_path: Path) -> None:
+        """A nested class named like the new one forces the qualified name; an inherited
+        instance method called without a receiver is reported when `to` moves class."""
+        write_tree(
+            tmp_path,
+            {
+                "src/p/Gen.java": (
+                    "package p;\npublic class Gen {\n  public static long make() { return 1; }\n"
+                    "  public long generate() { return 1; }\n}\n"
+                ),
+                "src/q/Maker.java": (
+                    "package q;\npublic class Maker {\n  public static long make2() { return 2; }\n"
+                    "  public long next() { return 3; }\n}\n"
+                ),
+                "src/p/Sub.java": (
+                    "package p;\nclass Sub extends Gen {\n  static class Maker {}\n"
+                    "  long f() { return generate() + Gen.make(); }\n}\n"
+                ),
+            },
+        )
+
+        made = run_recipe(
+            move_recipe("p.Gen make()", "q.Maker make2()"), tmp_path, apply=True, record=False
+        )
+        moved = run_recipe(
+            move_recipe("p.Gen generate()", "q.Maker next()"), tmp_path, record=False
+        )
+
+        assert RecipeStatus.APPLIED == made.status, made.errors
+        assert "generate() + q.Maker.make2();" in (tmp_path / "src/p/Sub.java").read_text()
+        assert RecipeStatus.NO_CHANGE == moved.status
+        assert "an inherited instance method" in moved.unchanged_matches[0].reason
+        assert 0 == javac(tmp_path, tmp_path / "classes").returncode
+
+    def test_same_class_rename_through_a_static_import(self, tmp_path: Path) -> None:
+        """`to` in the same class: the static import follows the new name."""
+        files = {
+            "src/p/Gen.java": (
+                "package p;\npublic class Gen {\n  public static long old() { return 1; }\n"
+                "  public static long fresh() { return 2; }\n}\n"
+            ),
+            "src/q/Use.java": (
+                "package q;\n\nimport static p.Gen.old;\n\nclass Use {\n"
+                "  long f() { return old(); }\n}\n"
+            ),
+        }
+        write_tree(tmp_path, files)
+
+        report = run_recipe(
+            move_recipe("p.Gen old()", "p.Gen fresh()"), tmp_path, apply=True, record=False
+        )
+
+        assert RecipeStatus.APPLIED == report.status, report.errors
+        assert (
+            "package q;\n\nimport static p.Gen.fresh;\n\n"
+            "class Use {\n  long f() { return fresh(); }\n}\n"
+            == (tmp_path / "src/q/Use.java").read_text()
+        )
+
+
+@needs_javac
+class TestHelperFailures:
+    def test_without_a_cache_it_compiles_into_a_temporary_folder(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("PATCHSMITH_CACHE_DIR", "off")
+        attribution.helper_classes.cache_clear()
+        try:
+            found = attribution.helper_classes()
+        finally:
+            attribution.helper_classes.cache_clear()
+        assert not isinstance(found, str), found
+        assert (found[0] / "JavaAttr.class").is_file()
+
+    def test_a_helper_that_does_not_compile_is_a_reason(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        broken = tmp_path / "javaattr" / "JavaAttr.java"
+        broken.parent.mkdir()
+        broken.write_text("public final class JavaAttr { oops }\n")
+        monkeypatch.setattr(attribution, "HELPER", broken)
+        monkeypatch.setenv("PATCHSMITH_CACHE_DIR", str(tmp_path / "cache"))
+        attribution.helper_classes.cache_clear()
+        try:
+            answer = attribution.attribute({"A.java": b"class A {}\n"}, methods=["x"])
+        finally:
+            attribution.helper_classes.cache_clear()
+        assert isinstance(answer, str)
+        assert answer.startswith("javac could not compile the attribution helper")
+        assert [] == [p for p in (tmp_path / "cache" / "javaattr").iterdir()]
+
+    def test_an_answer_patchsmith_cannot_read_is_a_reason(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        real = attribution.run_process
+
+        def garbled(argv: list[str], **kwargs: object) -> object:
+            done = real(argv, **kwargs)  # type: ignore[arg-type]
+            return replace(done, stdout='{"files": [{"path": 1}]}')
+
+        monkeypatch.setattr(attribution, "run_process", garbled)
+
+        answer = attribution.attribute({"A.java": b"class A {}\n"}, methods=["x"])
+
+        assert isinstance(answer, str)
+        assert answer.startswith("the attribution helper answered what patchsmith cannot read")
