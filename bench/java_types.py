@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.codemod.java_project import CASES, LIBRARY, RECIPE  # noqa: E402
+from tests.codemod.java_project import CASES, LIBRARY, RECIPE
 
-from patchsmith.codemod import parse_recipe, run_recipe  # noqa: E402
-from patchsmith.codemod.backends import attribution  # noqa: E402
-from patchsmith.codemod.recipe import Recipe  # noqa: E402
+from patchsmith.codemod import parse_recipe, run_recipe
+from patchsmith.codemod.backends import attribution
+from patchsmith.codemod.recipe import Recipe
 
 
 def project(root: Path, copies: int) -> int:
@@ -62,7 +62,7 @@ def main() -> None:
         return real(*a, **k)  # type: ignore[arg-type]
 
     attribution.run_process = counted  # type: ignore[assignment]
-    print("| files | run | best of %d (s) | JVMs per run |" % args.repeat)
+    print(f"| files | run | best of {args.repeat} (s) | JVMs per run |")
     print("| --- | --- | --- | --- |")
     for copies in args.copies:
         for apply in (False, True):
