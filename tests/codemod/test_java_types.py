@@ -290,6 +290,32 @@ class TestHelper:
         assert site.receiver is not None and site.receiver.form == "simple"
         assert ("B", "generate", ()) == (site.declaring, site.method, site.params)
 
+    def test_kinds_of_sites(self) -> None:
+        """Imports, static imports, and how a call without a receiver got its method."""
+        texts = {
+            "p/Gen.java": (
+                b"package p;\npublic class Gen { public static long make() { return 1; } }\n"
+            ),
+            "q/Use.java": (
+                b"package q;\nimport p.Gen;\nimport static p.Gen.make;\n"
+                b"class Use extends Base {\n  long f() { return make() + own(); }\n}\n"
+                b"class Base { long own() { return 0; } }\n"
+            ),
+        }
+
+        answer = attribution.attribute(texts, methods=["make", "own"])
+
+        assert not isinstance(answer, str), answer
+        sites = {(s.kind, s.unqualified): s for s in answer["q/Use.java"].sites}
+        assert ("p.Gen", "make") == (
+            sites["static_import", None].declaring,
+            sites["static_import", None].method,
+        )
+        assert (("p.Gen", ()),) == sites["static_import", None].overloads
+        assert "p.Gen" == sites["import", None].declaring
+        assert "p.Gen" == sites["invocation", "static_import"].declaring
+        assert "q.Base" == sites["invocation", "member"].declaring
+
     def test_a_failing_helper_is_a_reason(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """A helper that cannot run answers with why, never with a partial result."""
         monkeypatch.setattr(attribution, "_JVM_OPTIONS", ("-XX:NoSuchOption",))

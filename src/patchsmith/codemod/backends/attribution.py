@@ -56,7 +56,8 @@ class Receiver:
 
 @dataclass(frozen=True)
 class Site:
-    """One call (`invocation`), method reference (`method_ref`) or `static_import`.
+    """One call (`invocation`), method reference (`method_ref`), `static_import` of a method
+    asked about, or single-type `import` of a class declaring one.
 
     Offsets are UTF-8 byte offsets into the text sent. `resolved` is false when javac
     bound the name to nothing it could name (then the other facts are empty).
@@ -77,6 +78,8 @@ class Site:
     name_start: int = 0
     name_end: int = 0
     receiver: Receiver | None = None
+    unqualified: str | None = None
+    """For a call without a receiver: `member` (of an enclosing class) or `static_import`."""
     bindings: Mapping[str, str | None] = field(default_factory=dict)
     members: Mapping[str, str] = field(default_factory=dict)
     overloads: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -245,6 +248,7 @@ def _site(item: dict[str, object]) -> Site:
         static=bool(item.get("static", False)),
         name_start=_int(item.get("name_start", 0)),
         name_end=_int(item.get("name_end", 0)),
+        unqualified=None if item.get("unqualified") is None else str(item["unqualified"]),
         receiver=None
         if not isinstance(receiver, dict)
         else Receiver(str(receiver["form"]), _int(receiver["start"]), _int(receiver["end"])),

@@ -164,6 +164,9 @@ def replace_invocations(
     return None
 
 
+_CALLS = ("invocation", "method_ref")
+
+
 @dataclass(frozen=True)
 class _Target:
     """The class and method `to` names."""
@@ -192,7 +195,7 @@ def _untyped(
         more = f" (and {len(typed.errors) - 1} more)" if len(typed.errors) > 1 else ""
         return f"javac cannot attribute it: {typed.errors[0]}{more}"
     for site in typed.sites:
-        if site.kind != "static_import" and not site.resolved:
+        if site.kind in _CALLS and not site.resolved:
             return f"javac could not resolve the {pattern.name} on line {site.line}"
     return None
 
@@ -228,8 +231,8 @@ def _by_types(
     imports: set[str] = set()
     static_imports: set[str] = set()
     for site in typed.sites:
-        if site.kind == "static_import":
-            continue
+        if site.kind not in _CALLS:
+            continue  # imports are tidied from the new text, once the calls are rewritten
         text = data[site.start : site.end].decode("utf-8")
         bound = f"{site.declaring}.{site.method}({', '.join(site.params)})"
         if not pattern.matches(site.declaring or "", site.method or "", site.params):

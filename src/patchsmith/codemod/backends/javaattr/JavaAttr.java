@@ -383,6 +383,25 @@ public final class JavaAttr {
         @Override
         public Void visitImport(ImportTree node, Void unused) {
             Tree id = node.getQualifiedIdentifier();
+            if (!node.isStatic()) {
+                // a single-type import of a class that declares a method asked about
+                TypeElement type = elements.getTypeElement(id.toString());
+                boolean declares = false;
+                if (type != null) {
+                    for (Element e : type.getEnclosedElements()) {
+                        if (e.getKind() == ElementKind.METHOD && methods.contains(e.getSimpleName().toString())) {
+                            declares = true;
+                        }
+                    }
+                }
+                if (declares) {
+                    begin("import", node, null);
+                    out.append(",\"resolved\":true,\"declaring\":");
+                    quote(out, type.getQualifiedName().toString());
+                    out.append('}');
+                }
+                return null;
+            }
             if (node.isStatic() && id instanceof MemberSelectTree) {
                 MemberSelectTree select = (MemberSelectTree) id;
                 String name = select.getIdentifier().toString();
@@ -439,6 +458,15 @@ public final class JavaAttr {
                 field("name_start", source.byteAt(nameEnd - name.length()));
                 field("name_end", source.byteAt(nameEnd));
                 receiver(receiver == null ? null : new TreePath(selectPath, receiver));
+                if (receiver == null) {
+                    // written without a receiver: a member of an enclosing class, or imported
+                    boolean member = false;
+                    for (TypeElement type : resolver.enclosingClasses(getCurrentPath())) {
+                        if (element != null && elements.getAllMembers(type).contains(element)) member = true;
+                    }
+                    out.append(",\"unqualified\":");
+                    quote(out, member ? "member" : "static_import");
+                }
                 symbol(element);
                 out.append('}');
             }
