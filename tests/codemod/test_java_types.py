@@ -455,11 +455,13 @@ class TestMoreScopes:
         assert 0 == javac(tmp_path, tmp_path / "classes").returncode
 
     def test_same_class_rename_through_a_static_import(self, tmp_path: Path) -> None:
-        """`to` in the same class: the static import follows the new name."""
+        """`to` in the same class: the static import follows the new name; the class's own
+        calls are renamed without importing anything."""
         files = {
             "src/p/Gen.java": (
                 "package p;\npublic class Gen {\n  public static long old() { return 1; }\n"
-                "  public static long fresh() { return 2; }\n}\n"
+                "  public static long fresh() { return 2; }\n"
+                "  static long twice() { return old() + old(); }\n}\n"
             ),
             "src/q/Use.java": (
                 "package q;\n\nimport static p.Gen.old;\n\nclass Use {\n"
@@ -478,6 +480,9 @@ class TestMoreScopes:
             "class Use {\n  long f() { return fresh(); }\n}\n"
             == (tmp_path / "src/q/Use.java").read_text()
         )
+        gen = (tmp_path / "src/p/Gen.java").read_text()
+        assert "return fresh() + fresh();" in gen and "import" not in gen
+        assert 0 == javac(tmp_path, tmp_path / "classes").returncode
 
 
 @needs_javac

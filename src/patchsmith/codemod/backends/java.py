@@ -246,7 +246,8 @@ def _by_types(
                 groups.append(EditGroup((rename,), site.line))
             elif binding == "none" and site.static:
                 groups.append(EditGroup((rename,), site.line))
-                static_imports.add(f"{target.qualified}.{target.method}")
+                if not (same_class and site.unqualified == "member"):
+                    static_imports.add(f"{target.qualified}.{target.method}")
             elif site.static:  # `nextId` means something else here: qualify it
                 written, needs = _type_written(site, target)
                 if needs:
