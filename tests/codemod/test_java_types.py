@@ -18,8 +18,11 @@ from tests.codemod.java_project import CASES, LIBRARY, RECIPE, after, before
 from patchsmith.cli import main
 from patchsmith.codemod import RecipeStatus, parse_recipe, run_recipe
 from patchsmith.codemod.backends import attribution
+from patchsmith.codemod.fixtures import run_fixtures
 from patchsmith.codemod.methods import MethodPattern, parse_method_pattern
 from patchsmith.codemod.recipe import Recipe
+from patchsmith.codemod.registry import find_recipe
+from patchsmith.errors import PatchFailure
 
 needs_javac = pytest.mark.skipif(
     shutil.which("javac") is None, reason="javac is not installed: these tests compile Java"
@@ -531,3 +534,16 @@ class TestHelperFailures:
 
         assert isinstance(answer, str)
         assert answer.startswith("the attribution helper answered what patchsmith cannot read")
+
+
+def test_a_fixture_that_needs_types_says_it_was_matched_by_syntax(no_jdk: None) -> None:
+    """Without a JDK the type-aware fixture fails (never passes by syntax), and says why."""
+    entry = find_recipe("legacy-id-generator", None)
+    assert not isinstance(entry, PatchFailure)
+
+    results = {(r.case, r.kind.value): r for r in run_fixtures(entry)}
+
+    typed = results["type-aware", "positive"]
+    assert not typed.passed
+    assert "matched by syntax: " in typed.detail and "no JDK: javac is not on PATH" in typed.detail
+    assert results["overloads-and-lookalikes", "negative"].passed
