@@ -157,9 +157,9 @@ def replace_invocations(
             by_syntax.append(SyntaxFallback(path, reason or "javac did not read it"))
             _by_syntax(pattern, target, path, data, work, matches, seen)
             continue
-        taken[path] = {
+        taken.setdefault(path, set()).update(
             name for name, bound in typed.bindings.items() if bound is not None and bound != name
-        }
+        )
         _by_types(pattern, target, path, data, typed, work, matches, seen)
     return None
 
