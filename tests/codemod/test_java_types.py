@@ -222,6 +222,33 @@ class TestNoJdk:
         assert {"no JDK: javac is not on PATH"} == set(reasons.values())
         assert "helper" not in json.dumps(report.to_json()["matched_by_syntax"])
 
+    def test_without_types_a_name_that_may_be_taken_is_written_qualified(
+        self, tmp_path: Path, no_jdk: None
+    ) -> None:
+        """By syntax, another import of the simple name, a wildcard import of another
+        package or a class of that name beside the file gets the qualified name."""
+        beside = (
+            "package app;\n\nimport com.acme.ids.LegacyIdGenerator;\n\nclass Beside {\n"
+            "    long id() {\n        return LegacyIdGenerator.generate();\n    }\n}\n"
+        )
+        write_tree(
+            tmp_path,
+            {
+                **before(),
+                "src/app2/Beside.java": beside.replace("package app;", "package app2;"),
+                "src/app2/IdGenerator.java": "package app2;\nclass IdGenerator {}\n",
+            },
+        )
+
+        report = run_recipe(recipe(), tmp_path, apply=True, record=False)
+
+        assert RecipeStatus.APPLIED == report.status, report.errors
+        out = tree(tmp_path)
+        for case in ("src/app/Conflict.java", "src/app/WildcardConflict.java"):
+            assert after()[case] == out[case]
+        assert "return com.acme.ids.IdGenerator.nextId();" in out["src/app2/Beside.java"]
+        assert after()["src/app/Overload.java"] == out["src/app/Overload.java"]
+
 
 @needs_javac
 class TestCommandLine:

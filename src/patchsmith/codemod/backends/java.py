@@ -438,7 +438,8 @@ def _by_syntax(
             renamed = Edit(name.start_byte, name.end_byte, new_method.encode("utf-8"))
             groups.append(EditGroup((renamed,), line))
             continue
-        replacement = new_class if written == old_class else new_simple
+        simple_ok = written != old_class and _simple_name_free(info, new_class, path, work.sources)
+        replacement = new_simple if simple_ok else new_class
         groups.append(
             EditGroup(
                 (
@@ -456,6 +457,22 @@ def _by_syntax(
 
 _SCOPES_WITH_PARAMETERS = ("method_declaration", "constructor_declaration", "lambda_expression")
 _DECLARATIONS = ("local_variable_declaration", "field_declaration")
+
+
+def _simple_name_free(info: JavaFile, qualified: str, path: str, sources: Path) -> bool:
+    """Whether the simple name of `qualified` can be written in this file without types:
+    it already names the class, or provably names nothing else (no type of that name
+    declared or imported, none beside the file in its folder, no wildcard import of another
+    package that might bring one)."""
+    package, _, simple = qualified.rpartition(".")
+    if info.names(qualified, simple):
+        return True
+    if simple in info.declared or any(n.rpartition(".")[2] == simple for n in info.imports):
+        return False
+    if any(w != package for w in info.wildcards):
+        return False
+    folder = path.rpartition("/")[0]
+    return not (sources / folder / f"{simple}.java").exists()
 
 
 def _declared_type(receiver: Node) -> str | None:
@@ -562,8 +579,10 @@ def fix_imports(
 ) -> PatchFailure | None:
     """Add the imports a changed file now uses; remove the listed ones it no longer uses.
 
-    `taken` names, per file, the classes whose simple name javac found to mean another
-    type there: importing them would change what that name means, so they are not.
+    A class is not imported where its simple name meant something before the change (a
+    class of the same package, one a wildcard import brings): importing it would change
+    what the file's other uses of that name mean. `taken` names, per file, the classes
+    javac found to be in that case.
     """
     for path in paths:
         if not path.endswith(".java"):
@@ -583,6 +602,7 @@ def fix_imports(
                 EditGroup((Edit(node.start_byte, _line_end(data, node.end_byte), b""),), 0)
             )
         anchor = _import_anchor(root, data)
+        original_used: set[str] | None = None
         for qualified in imports.add:
             package, _, simple = qualified.rpartition(".")
             if simple not in used or qualified in info.imports or package == info.package:
@@ -593,6 +613,10 @@ def fix_imports(
                 continue  # the name is taken by another import: leave it to the compiler
             if taken is not None and qualified in taken.get(path, ()):
                 continue  # the name means another type here (same package, a wildcard)
+            if original_used is None:
+                original_used = _used_names(parse("java", work.original(path)).root_node)
+            if simple in original_used:
+                continue  # used before the change, so it means something already: keep that
             line = f"import {qualified};\n".encode()
             prefix = b"\n" if anchor.blank_before else b""
             edits.append(EditGroup((Edit(anchor.offset, anchor.offset, prefix + line),), 0))
