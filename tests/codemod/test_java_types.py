@@ -574,3 +574,33 @@ def test_a_fixture_that_needs_types_says_it_was_matched_by_syntax(no_jdk: None) 
     assert not typed.passed
     assert "matched by syntax: " in typed.detail and "no JDK: javac is not on PATH" in typed.detail
     assert results["overloads-and-lookalikes", "negative"].passed
+
+
+@needs_javac
+def test_a_static_import_that_also_brings_a_field_stays(tmp_path: Path) -> None:
+    """`import static p.Gen.old` imports the field `old` too: it stays while the field is used."""
+    write_tree(
+        tmp_path,
+        {
+            "src/p/Gen.java": (
+                "package p;\npublic class Gen {\n  public static final long old = 5;\n"
+                "  public static long old() { return 1; }\n"
+                "  public static long fresh() { return 2; }\n}\n"
+            ),
+            "src/q/Use.java": (
+                "package q;\n\nimport static p.Gen.old;\n\nclass Use {\n"
+                "  long f() { return old() + old; }\n}\n"
+            ),
+        },
+    )
+
+    report = run_recipe(
+        move_recipe("p.Gen old()", "p.Gen fresh()"), tmp_path, apply=True, record=False
+    )
+
+    assert RecipeStatus.APPLIED == report.status, report.errors
+    assert (
+        "package q;\n\nimport static p.Gen.old;\nimport static p.Gen.fresh;\n\n"
+        "class Use {\n  long f() { return fresh() + old; }\n}\n"
+    ) == (tmp_path / "src/q/Use.java").read_text()
+    assert 0 == javac(tmp_path, tmp_path / "classes").returncode

@@ -309,7 +309,8 @@ def _tidy_imports(
         if child.type != "import_declaration" or "static" not in [c.type for c in child.children]:
             continue
         name = _import_name(child)
-        if name == f"{pattern.declaring}.{pattern.name}" and pattern.name not in calls:
+        unused = pattern.name not in calls and pattern.name not in free  # a field too
+        if name == f"{pattern.declaring}.{pattern.name}" and unused:
             edits.append(
                 EditGroup((Edit(child.start_byte, _line_end(data, child.end_byte), b""),), 0)
             )
