@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections import Counter
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
-from patchsmith.codemod.matches import SeenMatch
-from patchsmith.codemod.recipe import Imports, Language, RecipePart
-from patchsmith.codemod.workset import WorkSet
+from patchsmith.codemod.recipe import Language, RecipePart
 from patchsmith.errors import PatchFailure
 
 __all__ = [
@@ -33,12 +30,16 @@ __all__ = [
 
 _Op = TypeVar("_Op", bound=RecipePart)
 
-Backend = Callable[[_Op, WorkSet, Counter[str], list[SeenMatch]], PatchFailure | None]
+Backend = Callable[..., PatchFailure | None]
 """Apply one operation to the work set, counting matches per file and noting the matches it
-leaves alone; a failure stops the recipe."""
+leaves alone; a failure stops the recipe. Called as `backend(op, work, matches, seen,
+by_syntax=, taken=, import_names=)`: the keywords carry what one backend reports or needs
+(Java's files matched without types, the simple names taken per file, the recipe's
+imports); a backend that needs none of them takes `**_unused`."""
 
-ImportFixer = Callable[[Imports, WorkSet, Iterable[str]], PatchFailure | None]
-"""Add and remove imports in the files the operations changed."""
+ImportFixer = Callable[..., PatchFailure | None]
+"""Add and remove imports in the files the operations changed: `fixer(imports, work, paths,
+taken=)`, `taken` being the names the operations found taken per file."""
 
 BACKEND_MODULES = (
     "patchsmith.codemod.backends.config",
@@ -56,10 +57,10 @@ _loading = threading.Lock()
 _loaded = False
 
 
-def runs(op_type: type[_Op]) -> Callable[[Backend[_Op]], Backend[_Op]]:
+def runs(op_type: type[RecipePart]) -> Callable[[Backend], Backend]:
     """Register the decorated function as the backend that runs `op_type`."""
 
-    def register(backend: Backend[_Op]) -> Backend[_Op]:
+    def register(backend: Backend) -> Backend:
         _register(_BACKENDS, op_type, backend, op_type.__name__)
         return backend
 
@@ -85,7 +86,7 @@ def _register(table: dict[object, _Function], key: object, function: _Function, 
     table[key] = function
 
 
-def backend_for(op: RecipePart) -> Backend[Any]:
+def backend_for(op: RecipePart) -> Backend:
     """The backend registered for `op`'s type; `LookupError` if there is none."""
     _load()
     try:

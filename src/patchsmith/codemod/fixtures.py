@@ -90,14 +90,16 @@ def _difference(expected: dict[str, bytes], actual: dict[str, bytes]) -> str:
 
 def _run_case(
     entry: RecipeEntry, source: Path, work: Path, trust: bool | None
-) -> tuple[str, RecipeStatus]:
+) -> tuple[str, RecipeStatus, str]:
+    """The run's errors, its status, and which files it matched by syntax (types unknown)."""
     from patchsmith.codemod.runner import run_recipe
     from patchsmith.policy import Policy
 
     shutil.copytree(source, work, dirs_exist_ok=True)
     report = run_recipe(entry.recipe, work, apply=True, record=False, policy=Policy(), trust=trust)
     errors = "; ".join(f"{e.code.value}: {e.message}" for e in report.errors)
-    return errors, report.status
+    syntax = "; ".join(f"{f.path}: {f.reason}" for f in report.matched_by_syntax)
+    return errors, report.status, f"\n(matched by syntax: {syntax})" if syntax else ""
 
 
 def run_fixtures(entry: RecipeEntry, *, trust: bool | None = None) -> list[FixtureResult]:
@@ -117,18 +119,20 @@ def run_fixtures(entry: RecipeEntry, *, trust: bool | None = None) -> list[Fixtu
         with tempfile.TemporaryDirectory(prefix="patchsmith-fixture-") as tmp:
             work = Path(tmp) / "work"
             if (case / "before").is_dir() and (case / "after").is_dir():
-                errors, status = _run_case(entry, case / "before", work, trust)
+                errors, status, syntax = _run_case(entry, case / "before", work, trust)
                 diff = _difference(_tree(case / "after"), _tree(work))
                 passed = not errors and not diff and status is RecipeStatus.APPLIED
                 detail = errors or diff or ("" if passed else f"status {status.value}")
+                detail += "" if passed else syntax
                 results.append(FixtureResult(rid, case.name, FixtureKind.POSITIVE, passed, detail))
                 if passed and _wants_javac(entry):
                     results.append(_javac(rid, case.name, work))
             elif (case / "unchanged").is_dir():
-                errors, status = _run_case(entry, case / "unchanged", work, trust)
+                errors, status, syntax = _run_case(entry, case / "unchanged", work, trust)
                 diff = _difference(_tree(case / "unchanged"), _tree(work))
                 passed = not errors and not diff and status is RecipeStatus.NO_CHANGE
                 detail = errors or diff or ("" if passed else f"status {status.value}")
+                detail += "" if passed else syntax
                 results.append(FixtureResult(rid, case.name, FixtureKind.NEGATIVE, passed, detail))
     kinds = {r.kind for r in results}
     for kind in (FixtureKind.POSITIVE, FixtureKind.NEGATIVE):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SeenMatch"]
+__all__ = ["SeenMatch", "SyntaxFallback"]
 
 
 @dataclass(frozen=True)
@@ -22,3 +22,20 @@ class SeenMatch:
 
     def to_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SyntaxFallback:
+    """A file matched by syntax because its types could not be resolved, and why.
+
+    A type-aware operation (Java's `method_invocation_replace`) falls back to reading the
+    file's imports and declarations when javac cannot attribute it (a missing
+    dependency, no JDK); the report lists every such file, so that no match made by
+    syntax passes for one made by types.
+    """
+
+    path: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "reason": self.reason}

@@ -26,6 +26,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from patchsmith.codemod.methods import parse_method_pattern
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.runtime.yamlbound import YamlTooLarge
 from patchsmith.runtime.yamlbound import safe_load as bounded_load
@@ -163,18 +164,26 @@ class AstGrepRule(RecipePart):
 
 
 class MethodInvocationReplace(RecipePart):
-    """`from: pkg.Class method()` → `to: pkg.Class2 method2()`: a static call, receiver-checked.
+    """`from: pkg.Class method(argTypes)` → `to: pkg.Class2 method2()`: calls, method references
+    and static imports of that one method, resolved by javac where the sources attribute.
 
-    A call is replaced only when its receiver names the class through the file's own
-    imports (or its fully qualified name); a same-named method on another receiver is
-    reported as seen and left alone. Java.
+    `from` is a method pattern like OpenRewrite's MethodMatcher (`codemod/methods.py`:
+    `()` no arguments, `*` any one, `..` any number); the arguments are kept as written.
+    Where javac cannot attribute a file, the receiver is checked through the file's own
+    imports instead, and the report says so. Java.
     """
 
     type: Literal["method_invocation_replace"] = "method_invocation_replace"
     from_: str = Field(validation_alias="from", serialization_alias="from", min_length=1)
     to: str = Field(min_length=1)
 
-    @field_validator("from_", "to")
+    @field_validator("from_")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        parse_method_pattern(value)
+        return value
+
+    @field_validator("to")
     @classmethod
     def _shape(cls, value: str) -> str:
         split_method(value)

@@ -12,7 +12,7 @@ from patchsmith.model.evidence import Evidence
 
 if TYPE_CHECKING:
     from patchsmith.codemod.checks import RecipeCheck
-    from patchsmith.codemod.matches import SeenMatch
+    from patchsmith.codemod.matches import SeenMatch, SyntaxFallback
 
 __all__ = ["RecipeFile", "RecipeReport", "RecipeStatus", "SkippedFile"]
 
@@ -76,6 +76,9 @@ class RecipeReport:
     """Whether re-running the recipe on its own output changed nothing (`None`: not checked)."""
     evidence: tuple[Evidence, ...] = ()
     """Verification profiles run for `compiles` / `tests_pass` (also in the audit record)."""
+    matched_by_syntax: tuple[SyntaxFallback, ...] = ()
+    """Files a type-aware operation matched by syntax, because their types could not be
+    resolved (no JDK, a missing dependency), each with the reason."""
 
     @property
     def files_changed(self) -> int:
@@ -102,6 +105,7 @@ class RecipeReport:
             "files": [f.to_json() for f in self.files],
             "skipped": [s.to_json() for s in self.skipped],
             "unchanged_matches": [m.to_json() for m in self.unchanged_matches],
+            "matched_by_syntax": [f.to_json() for f in self.matched_by_syntax],
             "checks": [c.to_json() for c in self.checks],
             "idempotent": self.idempotent,
             "verification": [e.to_json(output=False) for e in self.evidence],
@@ -136,6 +140,10 @@ class RecipeReport:
             lines.append(f"  skipped  {skipped.path}: {skipped.reason}")
         for seen in self.unchanged_matches:
             lines.append(f"  left     {seen.path}:{seen.line}: {seen.text!r}: {seen.reason}")
+        for fallback in self.matched_by_syntax:
+            lines.append(
+                f"  syntax   {fallback.path}: matched by syntax, not types: {fallback.reason}"
+            )
         for check in self.checks:
             lines.append(f"  check    {check.condition}: {check.status.value} ({check.evidence})")
         for error in self.errors:

@@ -27,7 +27,7 @@ from patchsmith.codemod.files import select_files
 from patchsmith.codemod.recipe import Recipe
 from patchsmith.codemod.registry import RecipeEntry, find_recipe
 from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, SkippedFile
-from patchsmith.codemod.transform import SeenMatch, transform
+from patchsmith.codemod.transform import SeenMatch, SyntaxFallback, transform
 from patchsmith.codemod.workset import WorkSet, scratch_dir
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
@@ -68,6 +68,8 @@ class RecipePlan:
     matches: dict[str, int] = field(default_factory=dict)
     skipped: list[SkippedFile] = field(default_factory=list)
     seen: list[SeenMatch] = field(default_factory=list)
+    by_syntax: list[SyntaxFallback] = field(default_factory=list)
+    """Files a type-aware operation matched by syntax, with the reason."""
     checks: list[RecipeCheck] = field(default_factory=list)
     errors: list[PatchFailure] = field(default_factory=list)
     idempotent: bool | None = None
@@ -136,6 +138,7 @@ def plan_recipe(
     step("running operations", 1, total)
     result = transform(recipe, work)
     plan.seen.extend(result.seen)
+    plan.by_syntax.extend(dict.fromkeys(result.by_syntax))
     plan.skipped.extend(SkippedFile(p, r) for p, r in sorted(work.unreadable.items()))
     if result.errors:
         plan.errors.extend(result.errors)
@@ -145,9 +148,9 @@ def plan_recipe(
     step("checking idempotency", 1 + len(recipe.operations), total)
     if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
         if rerun_in_background:
-            plan.pending_rerun = _in_background(recipe, changed)
+            plan.pending_rerun = _in_background(recipe, changed, root)
         else:
-            again = _rerun(recipe, changed)
+            again = _rerun(recipe, changed, root)
             plan.idempotent = not isinstance(again, PatchFailure)
             if isinstance(again, PatchFailure):
                 plan.errors.append(again)
@@ -257,7 +260,9 @@ def _links_files(recipe: Recipe) -> bool:
     return any(isinstance(op, RenameSymbol) for op in recipe.operations)
 
 
-def _in_background(recipe: Recipe, changed: dict[str, bytes]) -> Future[PatchFailure | None]:
+def _in_background(
+    recipe: Recipe, changed: dict[str, bytes], sources: Path
+) -> Future[PatchFailure | None]:
     """`_rerun(recipe, changed)` on a thread of its own; the future holds its answer.
 
     The answer is given as soon as the scan is read; removing the scratch copy (a
@@ -272,6 +277,7 @@ def _in_background(recipe: Recipe, changed: dict[str, bytes]) -> Future[PatchFai
     scratch = scratch_dir("patchsmith-rerun-")
     try:
         work = WorkSet.from_texts(changed, Path(scratch.name))
+        work.sources = sources
     except BaseException:
         scratch.cleanup()
         raise
@@ -291,10 +297,15 @@ def _in_background(recipe: Recipe, changed: dict[str, bytes]) -> Future[PatchFai
     return answer
 
 
-def _rerun(recipe: Recipe, changed: dict[str, bytes]) -> PatchFailure | None:
-    """NOT_IDEMPOTENT when running the recipe again on its output changes anything."""
+def _rerun(recipe: Recipe, changed: dict[str, bytes], sources: Path) -> PatchFailure | None:
+    """NOT_IDEMPOTENT when running the recipe again on its output changes anything.
+
+    `sources` is the workspace: a type-aware backend reads the rest of the project there.
+    """
     with scratch_dir("patchsmith-rerun-") as tmp:
-        return _rerun_on(recipe, WorkSet.from_texts(changed, Path(tmp)))
+        work = WorkSet.from_texts(changed, Path(tmp))
+        work.sources = sources
+        return _rerun_on(recipe, work)
 
 
 def _rerun_on(recipe: Recipe, work: WorkSet) -> PatchFailure | None:
@@ -472,6 +483,7 @@ def run_recipe(
             files_matched=len(plan.matches),
             skipped=tuple(plan.skipped),
             unchanged_matches=tuple(plan.seen),
+            matched_by_syntax=tuple(plan.by_syntax),
             checks=tuple(plan.checks),
             idempotent=plan.idempotent,
             evidence=tuple(plan.evidence),

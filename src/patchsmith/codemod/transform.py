@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from patchsmith.codemod.backend_table import backend_for, import_fixer
 from patchsmith.codemod.backends import astgrep
 from patchsmith.codemod.edits import EditGroup, apply_groups
-from patchsmith.codemod.matches import SeenMatch
+from patchsmith.codemod.matches import SeenMatch, SyntaxFallback
 from patchsmith.codemod.recipe import AstGrepRule, Language, Recipe
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
 
-__all__ = ["MAX_PASSES", "SeenMatch", "Transformed", "transform"]
+__all__ = ["MAX_PASSES", "SeenMatch", "SyntaxFallback", "Transformed", "transform"]
 
 MAX_PASSES = 8
 """Passes of one rule over the files whose matches nested (an outer fix first, then inner)."""
@@ -27,11 +27,15 @@ MAX_PASSES = 8
 
 @dataclass
 class Transformed:
-    """What one run of the operations found: matches per file, matches left alone, failures."""
+    """What one run of the operations found: matches per file, matches left alone, failures,
+    and the files a type-aware operation had to match by syntax."""
 
     matches: Counter[str] = field(default_factory=Counter)
     seen: list[SeenMatch] = field(default_factory=list)
     errors: list[PatchFailure] = field(default_factory=list)
+    by_syntax: list[SyntaxFallback] = field(default_factory=list)
+    taken: dict[str, set[str]] = field(default_factory=dict)
+    """Per Java file javac attributed: classes whose simple name means another type there."""
 
 
 def transform(recipe: Recipe, work: WorkSet) -> Transformed:
@@ -56,14 +60,22 @@ def transform(recipe: Recipe, work: WorkSet) -> Transformed:
                 return result
             index += len(batch)
             continue
-        failure = backend_for(op)(op, work, result.matches, result.seen)
+        failure = backend_for(op)(
+            op,
+            work,
+            result.matches,
+            result.seen,
+            by_syntax=result.by_syntax,
+            taken=result.taken,
+            import_names=recipe.imports.add,
+        )
         if failure is not None:
             result.errors.append(_at(index, failure))
             return result
         index += 1
     changed = list(work.changed)
     if recipe.imports.add or recipe.imports.remove:
-        failure = import_fixer(recipe.language)(recipe.imports, work, changed)
+        failure = import_fixer(recipe.language)(recipe.imports, work, changed, taken=result.taken)
         if failure is not None:
             result.errors.append(failure)
     return result

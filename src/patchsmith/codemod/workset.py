@@ -39,6 +39,9 @@ class WorkSet:
     def __init__(self, root: Path, paths: Sequence[str]) -> None:
         self.root = root
         self.paths = list(paths)
+        self.sources = root
+        """The workspace the texts come from, where a type-aware backend finds the rest of
+        the project's sources (a re-run's work set holds only the changed files)."""
         self._original: dict[str, bytes] = {}
         self._current: dict[str, bytes] = {}
         self.unreadable: dict[str, str] = {}

@@ -231,7 +231,11 @@ def _same_path(found: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
 
 @runs(ConfigKeyRename)
 def rename_key(
-    op: ConfigKeyRename, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
+    op: ConfigKeyRename,
+    work: WorkSet,
+    matches: Counter[str],
+    seen: list[SeenMatch],
+    **_unused: object,
 ) -> PatchFailure | None:
     """Rename the key `op.from_` to `op.to` in every YAML, TOML and JSON file that has it."""
     wanted = op.path

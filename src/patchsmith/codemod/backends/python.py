@@ -278,7 +278,7 @@ def _rename_job(args: tuple[str, str, str, str]) -> _Renamed:
 
 @runs(RenameSymbol)
 def rename_symbol(
-    op: RenameSymbol, work: WorkSet, matches: Counter[str], seen: list[SeenMatch]
+    op: RenameSymbol, work: WorkSet, matches: Counter[str], seen: list[SeenMatch], **_unused: object
 ) -> PatchFailure | None:
     """Rename the definition `op.from_` and every reference to it across the Python files."""
     old = op.from_.rpartition(".")[2]
@@ -339,7 +339,9 @@ def _used_names(tree: cst.Module) -> set[str]:
 
 
 @fixes_imports(Language.PYTHON)
-def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchFailure | None:
+def fix_imports(
+    imports: Imports, work: WorkSet, paths: Iterable[str], **_unused: object
+) -> PatchFailure | None:
     """Add the listed imports a changed file uses; remove the listed ones it no longer uses.
 
     An import is written `from pkg.mod import name` or `import pkg.mod` (or just `pkg.mod`).
