@@ -8,7 +8,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from patchsmith.codemod.backends.astgrep import AST_GREP_LANGUAGES, pattern_rule
-from patchsmith.codemod.manifests import MANIFESTS, declared_dependencies, has_dependency
+from patchsmith.codemod.manifests import (
+    MANIFESTS,
+    declared_dependencies,
+    has_dependency,
+    maven_versions,
+)
 from patchsmith.codemod.recipe import (
     CompilesCheck,
     DependencyPresent,
@@ -17,6 +22,7 @@ from patchsmith.codemod.recipe import (
     ParsesCheck,
     PatternPresent,
     Recipe,
+    RerunProducesNoDiff,
     TestsPassCheck,
 )
 from patchsmith.codemod.workset import WorkSet
@@ -119,9 +125,13 @@ def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck
                 else f"not declared in {', '.join(manifests) or 'any manifest'} "
                 f"(read: {', '.join(MANIFESTS)})"
             )
-            results.append(
-                _check(f"dependency_present {pre.name}", where is not None, evidence, before=True)
-            )
+            found = where is not None
+            label = f"dependency_present {pre.name}"
+            if pre.version is not None:
+                label += f" {pre.version}"
+                if found:
+                    found, evidence = _version_matches(root, where, pre.name, pre.version)
+            results.append(_check(label, found, evidence, before=True))
         else:
             assert isinstance(pre, PatternPresent)
             found = _pattern_matches(recipe, pre.pattern, work, work.paths)
@@ -132,6 +142,17 @@ def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck
                 _check(f"pattern_present {pre.pattern}", bool(found), evidence, before=True)
             )
     return results
+
+
+def _version_matches(root: Path, manifest: str | None, name: str, version: str) -> tuple[bool, str]:
+    """Whether the manifest declares `name` at `version` (pom.xml only), with the evidence."""
+    if manifest != "pom.xml":
+        return False, f"declared in {manifest}, whose versions are not read (pom.xml only)"
+    found = maven_versions((root / "pom.xml").read_text(encoding="utf-8"), name)
+    if version in found:
+        return True, f"declared in pom.xml at version {version}"
+    listed = ", ".join(sorted(v or "no version" for v in found)) or "no version"
+    return False, f"declared in pom.xml at {listed}, not {version}"
 
 
 def _pattern_matches(
@@ -159,6 +180,7 @@ def postconditions(
     profiles: ProfileSet | None = None,
     run_profiles: ProfileRunner | None = None,
     not_run: str | None = None,
+    rerun_clean: bool | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
@@ -168,7 +190,8 @@ def postconditions(
     them on the changed tree); where none can decide, the verdict is `error`.
     `parses` is a syntax check of the changed files only.
     `not_run` (why the caller runs no repository program) makes a condition that a
-    profile decides an `error`: not run, never passed.
+    profile decides an `error`: not run, never passed. `rerun_clean` is what the
+    idempotency re-run found (`None`: it did not run), for `rerun_produces_no_diff`.
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -185,6 +208,8 @@ def postconditions(
             )
         elif isinstance(post, ParsesCheck):
             results.append(_syntax(changed))
+        elif isinstance(post, RerunProducesNoDiff):
+            results.append(_rerun_check(rerun_clean))
         else:
             assert isinstance(post, CompilesCheck | TestsPassCheck)
             results.append(_decided(post, recipe, root, profiles, run_profiles, not_run))
@@ -212,6 +237,19 @@ def _references_left(
             return matches
         found.extend(f"{m.path}:{m.line}" for m in matches)
     return sorted(set(found), key=_by_place)
+
+
+def _rerun_check(clean: bool | None) -> RecipeCheck:
+    """`rerun_produces_no_diff`: the idempotency re-run's answer (never assumed)."""
+    name = "rerun_produces_no_diff"
+    if clean is None:
+        return _error(name, "the recipe was not run again on its output")
+    evidence = (
+        "running the recipe again on its output changed nothing"
+        if clean
+        else "running the recipe again on its output changed it again"
+    )
+    return _check(name, clean, evidence, before=False)
 
 
 def _by_place(where: str) -> tuple[str, int]:

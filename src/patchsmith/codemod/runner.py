@@ -24,7 +24,7 @@ from patchsmith.codemod.checks import (
     preconditions,
 )
 from patchsmith.codemod.files import select_files
-from patchsmith.codemod.recipe import Recipe
+from patchsmith.codemod.recipe import Recipe, RerunProducesNoDiff
 from patchsmith.codemod.registry import RecipeEntry, find_recipe
 from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, SkippedFile
 from patchsmith.codemod.transform import SeenMatch, transform
@@ -143,6 +143,8 @@ def plan_recipe(
     changed = work.changed
     plan.matches = {p: n for p, n in result.matches.items() if n > 0}
     step("checking idempotency", 1 + len(recipe.operations), total)
+    # listed as a postcondition, the re-run is part of every run's proof, dry runs included
+    rerun = rerun or any(isinstance(p, RerunProducesNoDiff) for p in recipe.postconditions)
     if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
         if rerun_in_background:
             plan.pending_rerun = _in_background(recipe, changed)
@@ -193,6 +195,7 @@ def plan_recipe(
                 profiles=profiles,
                 run_profiles=run_profiles,
                 not_run=None if programs else NOT_ASKED,
+                rerun_clean=plan.idempotent,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
