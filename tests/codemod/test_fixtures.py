@@ -113,9 +113,7 @@ class TestScaffold:
         report = run_recipe(path, tmp_path, apply=True, record=False)
 
         assert RecipeStatus.APPLIED == report.status, report.errors
-        assert "user = os.environ.get(NAME, 'nobody') or 'x'\n" in (
-            tmp_path / "app.py"
-        ).read_text()
+        assert "user = os.environ.get(NAME, 'nobody') or 'x'\n" in (tmp_path / "app.py").read_text()
 
     def test_not_a_call_keeps_the_changed_lines(self, tmp_path: Path) -> None:
         """A change no call holds keeps the lines that differ as the pattern."""

@@ -37,9 +37,7 @@ from patchsmith.codemod.generalise import generalised_rule
         (".py", "go()\n", "go(1)\n", ("go()", "go(1)")),
     ],
 )
-def test_the_call_that_changed(
-    suffix: str, before: str, after: str, rule: tuple[str, str]
-) -> None:
+def test_the_call_that_changed(suffix: str, before: str, after: str, rule: tuple[str, str]) -> None:
     """The smallest call holding the change, arguments carried over as metavariables."""
     assert rule == generalised_rule(suffix, before, after)
 

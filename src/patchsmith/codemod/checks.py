@@ -62,9 +62,25 @@ class RecipeCheck:
     not_run: bool = False
     """An `error` because the call runs no repository program (a dry run without
     `--verify`): a dry run reports it, an apply is refused for it (`not_run_failures`)."""
+    skipped: str | None = None
+    """Why the condition was skipped: this repository defines no profile that can decide
+    it (the one named, or any of its kind). Still an `error`, never a pass; a fleet run
+    counts the repository `skipped`."""
 
     def to_json(self) -> dict[str, object]:
-        return {"condition": self.condition, "status": self.status.value, "evidence": self.evidence}
+        data: dict[str, object] = {
+            "condition": self.condition,
+            "status": self.status.value,
+            "evidence": self.evidence,
+        }
+        if self.skipped is not None:
+            data["skipped"] = self.skipped
+        return data
+
+    @property
+    def label(self) -> str:
+        """The verdict as the text report shows it (`skipped` for a skipped `error`)."""
+        return "skipped" if self.skipped is not None else self.status.value
 
 
 def _check(condition: str, passed: bool, evidence: str, *, before: bool) -> RecipeCheck:
@@ -80,7 +96,9 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
     """One PRECONDITION_FAILED or POSTCONDITION_FAILED per check that did not pass.
 
     A condition that could not be established (`error`) refuses the run as a failed
-    one does: nothing is reported passed that no tool proved.
+    one does: nothing is reported passed that no tool proved. The failure's `rule` is
+    the condition (`compiles`), suffixed `:error` when it could not be established and
+    `:skipped` when no profile here can decide it (a fleet run counts these apart).
     """
     return [
         PatchFailure(
@@ -91,11 +109,17 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
                 else f"{c.condition} could not be established: {c.evidence}"
             ),
             hint=c.hint,
-            rule=c.condition,
+            rule=_rule(c),
         )
         for c in checks
         if c.status is not Verdict.PASSED and not c.not_run
     ]
+
+
+def _rule(check: RecipeCheck) -> str:
+    if check.status is Verdict.FAILED:
+        return check.condition
+    return f"{check.condition}:{'skipped' if check.skipped is not None else 'error'}"
 
 
 def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck] | PatchFailure:
@@ -276,7 +300,8 @@ def _decided(
         )
     deciders = deciding_profiles(post, recipe.language, root, profiles)
     if not deciders.names:
-        return _error(post.type, deciders.problem, deciders.hint)
+        problem = deciders.problem
+        return RecipeCheck(post.type, Verdict.ERROR, problem, False, deciders.hint, skipped=problem)
     if not_run is not None:
         hint = "pass --verify (and trust the repository: `patchsmith trust PATH`) to run it"
         return RecipeCheck(

@@ -137,7 +137,7 @@ class RecipeReport:
         for seen in self.unchanged_matches:
             lines.append(f"  left     {seen.path}:{seen.line}: {seen.text!r}: {seen.reason}")
         for check in self.checks:
-            lines.append(f"  check    {check.condition}: {check.status.value} ({check.evidence})")
+            lines.append(f"  check    {check.condition}: {check.label} ({check.evidence})")
         for error in self.errors:
             where = f"{error.file}: " if error.file else ""
             lines.append(f"  error    {error.code.value}: {where}{error.message}")
