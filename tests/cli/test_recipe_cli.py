@@ -256,7 +256,8 @@ class TestFriction:
         other = tmp_path / "src" / "B.java"
         other.parent.mkdir()
         other.write_text(
-            "class B {\n    void g(String p) {\n        use(LegacyIdGenerator.generate(p, 3));\n    }\n}\n"
+            "class B {\n    void g(String p) {\n"
+            "        use(LegacyIdGenerator.generate(p, 3));\n    }\n}\n"
         )
 
         code, out, _ = run(capsys, "recipe", "run", "ids", "src", "--apply", "-C", str(tmp_path))

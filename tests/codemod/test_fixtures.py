@@ -10,13 +10,13 @@ import pytest
 from patchsmith.codemod import run_recipe
 from patchsmith.codemod.fixtures import FixtureKind, run_fixtures, scaffold_recipe
 from patchsmith.codemod.recipe import Language
-from patchsmith.codemod.report import RecipeStatus
 from patchsmith.codemod.registry import (
     BUILTIN_DIR,
     find_recipe,
     list_recipes,
     load_recipe_file,
 )
+from patchsmith.codemod.report import RecipeStatus
 from patchsmith.errors import FailureCode, PatchFailure
 
 REPO = Path(__file__).resolve().parents[2]
