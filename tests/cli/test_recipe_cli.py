@@ -264,3 +264,23 @@ class TestFriction:
 
         assert 0 == code, out
         assert "use(IdGenerator.nextId(p, 3));" in other.read_text()
+
+
+class TestSchemaCli:
+    def test_proposal_schema_lists_the_ids_as_required(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`patchsmith schema proposal` lists proposal_id, run_id, attempt_no as required."""
+        code, out, _ = run(capsys, "schema", "proposal")
+
+        required = json.loads(out)["required"]
+        assert 0 == code
+        assert {"proposal_id", "run_id", "attempt_no"} <= set(required)
+
+    def test_recipe_schema_lists_both_spellings(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`patchsmith schema recipe` names camelCase operation types and conditions."""
+        code, out, _ = run(capsys, "schema", "recipe")
+
+        assert 0 == code
+        for name in ("methodInvocationReplace", "fileExists", "rerunProducesNoDiff"):
+            assert f'"{name}"' in out
