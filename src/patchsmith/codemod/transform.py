@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from patchsmith.codemod.backends import astgrep, config, java, python
 from patchsmith.codemod.edits import EditGroup, apply_groups
+from patchsmith.codemod.layout import keep_layout
 from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import (
     AstGrepRule,
@@ -128,6 +129,9 @@ def _ast_grep(
             data = work.data(path)
             assert data is not None
             new, deferred = apply_groups(data, groups)
+            taken = [g for g in groups if g not in deferred]
+            new, refusal = keep_layout(path, data, taken, new)
+            work.note_edits(path, data, [(g.start, g.end) for g in taken], refusal)
             work.set(path, new)
             if deferred:
                 deferred_paths.append(path)

@@ -1,0 +1,228 @@
+"""The formatting guard of recipes: a fix keeps the file's layout, or the file is refused.
+
+ast-grep writes a fix's metavariables in its own layout: a multi-line `$$$ARGS` comes
+back reflowed (`f(\\n    a,\\n    b,  # c\\n)` → `g(a,\\n b,  # c)`, which here even
+comments out the closing parenthesis). Two steps keep the layout:
+
+- `keep_layout`, per rule application: every replacement spanning lines is laid out as
+  the text it replaces (the stretches of code the fix carried over keep their original
+  whitespace, `transfer`); kept only when the file's syntax tree is the same either
+  way (or the repair removes a syntax error the raw fix made). A reflow that cannot be
+  repaired safely refuses the file.
+- `tidy`, per changed file: a final newline the change lost is put back (a YAML block
+  scalar at the end of a file keeps its last line break), trailing whitespace the
+  change added is stripped where that changes no token (and always inside YAML, where a
+  `run: |` block would carry it into the script), else the file is refused; lines
+  changed outside every match of the recipe's rules refuse the file.
+
+A refusal is a reason string; the runner leaves the file out and lists it under `skipped`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
+from patchsmith.runtime.syntax import parse_problems, parse_tree
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+__all__ = ["keep_layout", "reflowed", "tidy", "transfer"]
+
+_SPACE = " \t\r\n\f\v"
+
+
+def _shared(original: str, replacement: str) -> list[tuple[int, int, int, int]]:
+    """The stretches both texts share, compared without whitespace: (start, end) in
+    `original`, then (start, end) in `replacement`, first character to last."""
+    old = [(i, c) for i, c in enumerate(original) if c not in _SPACE]
+    new = [(i, c) for i, c in enumerate(replacement) if c not in _SPACE]
+    matcher = difflib.SequenceMatcher(a=[c for _, c in old], b=[c for _, c in new], autojunk=False)
+    return [
+        (old[a][0], old[a + size - 1][0] + 1, new[b][0], new[b + size - 1][0] + 1)
+        for a, b, size in matcher.get_matching_blocks()
+        if size
+    ]
+
+
+def transfer(original: str, replacement: str) -> str:
+    """`replacement` with every stretch it shares with `original` (compared without
+    whitespace) written as in `original`; only whitespace changes. Unchanged when the
+    original is on one line."""
+    if "\n" not in original or original == replacement:
+        return replacement
+    out: list[str] = []
+    cursor = 0
+    for a0, a1, b0, b1 in _shared(original, replacement):
+        out.append(replacement[cursor:b0])
+        out.append(original[a0:a1])
+        cursor = b1
+    out.append(replacement[cursor:])
+    return "".join(out)
+
+
+def reflowed(original: str, replacement: str) -> bool:
+    """Whether `replacement` carries over a stretch of `original` with its lines broken
+    differently (joined or split): a multi-line argument list written on fewer lines."""
+    if "\n" not in original:
+        return False
+    return any(
+        original.count("\n", a0, a1) != replacement.count("\n", b0, b1)
+        for a0, a1, b0, b1 in _shared(original, replacement)
+    )
+
+
+def keep_layout(
+    path: str, data: bytes, groups: Sequence[EditGroup], raw: bytes
+) -> tuple[bytes, str | None]:
+    """`raw` (`data` with `groups` applied), or the same edits laid out as the text they
+    replace where that is safe; with a refusal when a fix reflowed lines it could not
+    keep. `groups` are those `apply_groups` took."""
+    relaid = [
+        EditGroup(tuple(_relaid(data, edit) for edit in group.edits), group.line)
+        for group in groups
+    ]
+    moved = [
+        (group, edit)
+        for group, new in zip(groups, relaid, strict=True)
+        for edit, fixed in zip(group.edits, new.edits, strict=True)
+        if edit.replacement != fixed.replacement
+    ]
+    if not moved:
+        return raw, None
+    candidate, _ = apply_groups(data, relaid)
+    if _same_code(path, raw, candidate) or _repairs(path, data, raw, candidate):
+        return candidate, None
+    for group, edit in moved:
+        old = data[edit.start : edit.end].decode("utf-8", "replace")
+        if reflowed(old, edit.replacement.decode("utf-8", "replace")):
+            return raw, (
+                f"a fix reflows the multi-line text of the match at line {group.line}, "
+                "and its layout cannot be kept safely (formatting guard)"
+            )
+    return raw, None
+
+
+def _relaid(data: bytes, edit: Edit) -> Edit:
+    try:
+        original = data[edit.start : edit.end].decode("utf-8")
+        replacement = edit.replacement.decode("utf-8")
+    except UnicodeDecodeError:
+        return edit
+    return Edit(edit.start, edit.end, transfer(original, replacement).encode("utf-8"))
+
+
+def _shape(root: Node) -> list[tuple[str, int, bytes | None]]:
+    """Every node's type and depth in document order, with the text of each leaf."""
+    found: list[tuple[str, int, bytes | None]] = []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        found.append((node.type, depth, None if node.child_count else node.text))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    return found
+
+
+def _same_code(path: str, one: bytes, other: bytes) -> bool:
+    """Whether both texts parse to the same tree, leaf texts included (whitespace aside)."""
+    a = parse_tree(path, one.decode("utf-8"))
+    b = parse_tree(path, other.decode("utf-8"))
+    if a is None or b is None or a.has_error or b.has_error:
+        return False
+    return _shape(a) == _shape(b)
+
+
+def _problems(path: str, data: bytes) -> int | None:
+    found = parse_problems(path, data.decode("utf-8"))
+    return None if found is None else found.count
+
+
+def _repairs(path: str, data: bytes, raw: bytes, candidate: bytes) -> bool:
+    """Whether the raw fix broke the syntax and the relaid one does not."""
+    before, broken, fixed = (_problems(path, d) for d in (data, raw, candidate))
+    if before is None or broken is None or fixed is None:
+        return False
+    return broken > before and fixed <= before
+
+
+def tidy(
+    path: str, original: bytes, new: bytes, spans: Sequence[tuple[int, int]] | None = None
+) -> tuple[bytes, str | None]:
+    """`new` with the final newline kept and trailing whitespace the change added removed
+    where safe; a refusal when added trailing whitespace cannot be removed safely, or
+    when lines changed outside every span of `spans` (byte ranges of `original` that the
+    recipe's matches covered; `None`: not checked)."""
+    if original.endswith(b"\n") and new and not new.endswith(b"\n"):
+        new += b"\n"
+    old_lines = original.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    opcodes = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes()
+    if spans is not None:
+        outside = _outside(original, opcodes, spans)
+        if outside is not None:
+            return new, (
+                f"line {outside} changed outside every match of the recipe (formatting guard)"
+            )
+    trailing = [
+        j
+        for tag, i1, i2, j1, j2 in opcodes
+        if tag != "equal"
+        for j in range(j1, j2)
+        if _trailing(new_lines[j]) and new_lines[j] not in old_lines[i1:i2]
+    ]
+    if not trailing:
+        return new, None
+    stripped = list(new_lines)
+    for j in trailing:
+        line = stripped[j]
+        body = line.rstrip(b"\r\n")
+        stripped[j] = body.rstrip(b" \t") + line[len(body) :]
+    fixed = b"".join(stripped)
+    if path.lower().endswith((".yaml", ".yml")) or _same_code(path, new, fixed):
+        return fixed, None
+    return new, (
+        f"the change adds trailing whitespace at line {trailing[0] + 1} that cannot be "
+        "removed without changing the code (formatting guard)"
+    )
+
+
+def _trailing(line: bytes) -> bool:
+    body = line.rstrip(b"\r\n")
+    return body != body.rstrip(b" \t")
+
+
+def _outside(
+    original: bytes,
+    opcodes: Sequence[tuple[str, int, int, int, int]],
+    spans: Sequence[tuple[int, int]],
+) -> int | None:
+    """The first 1-based line of `original` changed outside every span, if any."""
+    starts = [0]
+    for line in original.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    covered: set[int] = set()
+    for start, end in spans:
+        first = _line_of(starts, start)
+        last = _line_of(starts, max(start, end - 1))
+        covered.update(range(first, last + 1))
+    for tag, i1, i2, _j1, _j2 in opcodes:
+        if tag == "equal":
+            continue
+        if i2 == i1:
+            # an insertion sits between lines: the line before it, or the one after, holds a match
+            if i1 - 1 not in covered and i1 not in covered:
+                return i1 + 1
+            continue
+        for line in range(i1, i2):
+            if line not in covered:
+                return line + 1
+    return None
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    """0-based line holding byte `offset` (`starts`: each line's first byte, then the end)."""
+    return max(0, bisect.bisect_right(starts, offset) - 1)
