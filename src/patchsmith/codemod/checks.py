@@ -27,7 +27,9 @@ from patchsmith.codemod.recipe import (
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.formats.script import Action
 from patchsmith.model.evidence import Evidence, RunSide, Verdict
+from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
@@ -205,6 +207,7 @@ def postconditions(
     run_profiles: ProfileRunner | None = None,
     not_run: str | None = None,
     rerun_clean: bool | None = None,
+    originals: Mapping[str, bytes] | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
@@ -216,6 +219,8 @@ def postconditions(
     `not_run` (why the caller runs no repository program) makes a condition that a
     profile decides an `error`: not run, never passed. `rerun_clean` is what the
     idempotency re-run found (`None`: it did not run), for `rerun_produces_no_diff`.
+    `originals` (the changed files' bytes before) lets `parses` judge a file that did
+    not parse before by where its errors are (without them, every error counts).
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -231,7 +236,7 @@ def postconditions(
                 _check(f"no_reference {post.pattern}", not found, evidence, before=False)
             )
         elif isinstance(post, ParsesCheck):
-            results.append(_syntax(changed))
+            results.append(_syntax(changed, originals))
         elif isinstance(post, RerunProducesNoDiff):
             results.append(_rerun_check(rerun_clean))
         else:
@@ -409,32 +414,60 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
     return _check(name, False, "; ".join(parts), before=False)
 
 
-def _syntax(changed: Mapping[str, bytes]) -> RecipeCheck:
-    """`parses`: every changed file parses (a syntax check; it proves no compile)."""
+def _syntax(
+    changed: Mapping[str, bytes], originals: Mapping[str, bytes] | None = None
+) -> RecipeCheck:
+    """`parses`: no changed file has a syntax error the change made (a syntax check; it
+    proves no compile). A file that did not parse before is judged as the syntax guard
+    judges it (ADR 0025): by where its errors are before and after, carried through the
+    edit, never by their count; it fails only for an error the change added, and the
+    evidence names it as not parsed before."""
+    from patchsmith.guards.syntax import syntax_failure
     from patchsmith.runtime.syntax import parse_problems, python_error
 
-    broken = []
-    unknown = []
+    broken: list[str] = []
+    unknown: list[str] = []
+    unparsed: list[str] = []
     for path, data in changed.items():
         text = data.decode("utf-8")
+        old = originals.get(path) if originals is not None else None
+        before = old.decode("utf-8") if old is not None else None
         if path.endswith((".py", ".pyi")):
-            if python_error(text) is not None:
+            if python_error(text) is None:
+                continue
+            if before is None or python_error(before) is None:
                 broken.append(path)
-            continue
-        problems = parse_problems(path, text)
-        if problems is None:
-            unknown.append(path)
-        elif problems.count:
-            broken.append(path)
+                continue
+        else:
+            problems = parse_problems(path, text)
+            if problems is None:
+                unknown.append(path)
+                continue
+            if not problems.count:
+                continue
+            earlier = parse_problems(path, before) if before is not None else None
+            if earlier is None or not earlier.count:
+                broken.append(path)
+                continue
+        assert old is not None and before is not None
+        change = FileChange(path, Action.UPDATE, path, old, data, before, text)
+        (broken if syntax_failure(change) is not None else unparsed).append(path)
     if unknown and not broken:
         return _error(
             "parses",
             f"no parser for {len(unknown)} changed file(s): {', '.join(unknown[:5])}",
             "`parses` needs a language the syntax guard reads; use `compiles` for the others",
         )
+    note = (
+        f"; {len(unparsed)} did not parse before the change and it added no error there: "
+        f"{', '.join(unparsed[:5])}"
+        if unparsed
+        else ""
+    )
     evidence = (
-        f"{len(broken)} changed file(s) do not parse: {', '.join(broken[:5])}"
+        f"{len(broken)} changed file(s) have a syntax error the change made: "
+        f"{', '.join(broken[:5])}{note}"
         if broken
-        else f"{len(changed)} changed file(s) parse (syntax only)"
+        else f"{len(changed) - len(unparsed)} changed file(s) parse (syntax only){note}"
     )
     return _check("parses", not broken, evidence, before=False)

@@ -198,6 +198,7 @@ def plan_recipe(
                 run_profiles=run_profiles,
                 not_run=None if programs else NOT_ASKED,
                 rerun_clean=plan.idempotent,
+                originals=plan.originals,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
