@@ -151,13 +151,13 @@ def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck
                 else f"not declared in {', '.join(manifests) or 'any manifest'} "
                 f"(read: {', '.join(MANIFESTS)})"
             )
-            found = where is not None
+            declared = where is not None
             label = f"dependency_present {pre.name}"
             if pre.version is not None:
                 label += f" {pre.version}"
-                if found:
-                    found, evidence = _version_matches(root, where, pre.name, pre.version)
-            results.append(_check(label, found, evidence, before=True))
+                if declared:
+                    declared, evidence = _version_matches(root, where, pre.name, pre.version)
+            results.append(_check(label, declared, evidence, before=True))
         else:
             assert isinstance(pre, PatternPresent)
             found = _pattern_matches(recipe, pre.pattern, work, work.paths)

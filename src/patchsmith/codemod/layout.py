@@ -202,8 +202,8 @@ def _outside(
 ) -> int | None:
     """The first 1-based line of `original` changed outside every span, if any."""
     starts = [0]
-    for line in original.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    for text in original.splitlines(keepends=True):
+        starts.append(starts[-1] + len(text))
     covered: set[int] = set()
     for start, end in spans:
         first = _line_of(starts, start)
