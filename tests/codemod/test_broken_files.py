@@ -60,7 +60,7 @@ def test_an_error_added_to_a_broken_file_is_refused(tmp_path: Path) -> None:
     assert RecipeStatus.REFUSED == report.status
     [parses] = report.checks
     assert Verdict.FAILED == parses.status
-    assert "syntax error the change made: test_old.py" in parses.evidence
+    assert "1 changed file(s) do not parse: test_old.py" == parses.evidence
     assert PY2 == (tmp_path / "test_old.py").read_text()
 
 

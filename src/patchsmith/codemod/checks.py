@@ -465,7 +465,7 @@ def _syntax(
         else ""
     )
     evidence = (
-        f"{len(broken)} changed file(s) have a syntax error the change made: "
+        f"{len(broken)} changed file(s) do not parse: "
         f"{', '.join(broken[:5])}{note}"
         if broken
         else f"{len(changed) - len(unparsed)} changed file(s) parse (syntax only){note}"
