@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from patchsmith.codemod.edits import Edit, EditGroup, apply_groups
+from patchsmith.engine.linediff import line_opcodes
 from patchsmith.runtime.syntax import parse_problems, parse_tree
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def tidy(
         new += b"\n"
     old_lines = original.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
-    opcodes = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes()
+    opcodes = line_opcodes(old_lines, new_lines)  # common head and tail cut first: fast
     if spans is not None:
         outside = _outside(original, opcodes, spans)
         if outside is not None:
