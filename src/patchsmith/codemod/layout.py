@@ -42,11 +42,27 @@ def _shared(original: str, replacement: str) -> list[tuple[int, int, int, int]]:
     `original`, then (start, end) in `replacement`, first character to last."""
     old = [(i, c) for i, c in enumerate(original) if c not in _SPACE]
     new = [(i, c) for i, c in enumerate(replacement) if c not in _SPACE]
-    matcher = difflib.SequenceMatcher(a=[c for _, c in old], b=[c for _, c in new], autojunk=False)
+    a = [c for _, c in old]
+    b = [c for _, c in new]
+    # a fix mostly rewrites a name and carries the rest over: the shared head and tail
+    # are found directly, the alignment only looks at what lies between them
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    blocks = [(0, 0, head)]
+    middle = difflib.SequenceMatcher(
+        a=a[head : len(a) - tail], b=b[head : len(b) - tail], autojunk=False
+    )
+    blocks.extend((i + head, j + head, n) for i, j, n in middle.get_matching_blocks())
+    blocks.append((len(a) - tail, len(b) - tail, tail))
     return [
-        (old[a][0], old[a + size - 1][0] + 1, new[b][0], new[b + size - 1][0] + 1)
-        for a, b, size in matcher.get_matching_blocks()
-        if size
+        (old[i][0], old[i + n - 1][0] + 1, new[j][0], new[j + n - 1][0] + 1)
+        for i, j, n in blocks
+        if n
     ]
 
 
@@ -96,7 +112,9 @@ def keep_layout(
     if not moved:
         return raw, None
     candidate, _ = apply_groups(data, relaid)
-    if _same_code(path, raw, candidate) or _repairs(path, data, raw, candidate):
+    if _same_code(path, raw, candidate, (_placed(groups), _placed(relaid))) or _repairs(
+        path, data, raw, candidate
+    ):
         return candidate, None
     for group, edit in moved:
         old = data[edit.start : edit.end].decode("utf-8", "replace")
@@ -117,24 +135,55 @@ def _relaid(data: bytes, edit: Edit) -> Edit:
     return Edit(edit.start, edit.end, transfer(original, replacement).encode("utf-8"))
 
 
-def _shape(root: Node) -> list[tuple[str, int, bytes | None]]:
-    """Every node's type and depth in document order, with the text of each leaf."""
-    found: list[tuple[str, int, bytes | None]] = []
-    stack = [(root, 0)]
+def _placed(groups: Sequence[EditGroup]) -> list[tuple[int, int]]:
+    """Where each edit's replacement lies in the text `apply_groups` made of them."""
+    placed = []
+    shift = 0
+    for edit in sorted((e for g in groups for e in g.edits), key=lambda e: e.start):
+        start = edit.start + shift
+        placed.append((start, start + len(edit.replacement)))
+        shift += len(edit.replacement) - (edit.end - edit.start)
+    return placed
+
+
+def _leaves(root: Node, ranges: Sequence[tuple[int, int]] | None) -> list[tuple[str, bytes]]:
+    """Type and text of every leaf (those touching `ranges` only, when given)."""
+    found: list[tuple[str, bytes]] = []
+    ordered = sorted(ranges) if ranges is not None else []
+    ends = [end for _, end in ordered]
+    stack = [root]
     while stack:
-        node, depth = stack.pop()
-        found.append((node.type, depth, None if node.child_count else node.text))
-        stack.extend((child, depth + 1) for child in reversed(node.children))
+        node = stack.pop()
+        if ranges is not None:
+            # the first range ending at or after the node's start must begin by its end
+            at = bisect.bisect_left(ends, node.start_byte)
+            if at == len(ordered) or ordered[at][0] > node.end_byte:
+                continue
+        if node.child_count:
+            stack.extend(reversed(node.children))
+        else:
+            found.append((node.type, node.text or b""))
     return found
 
 
-def _same_code(path: str, one: bytes, other: bytes) -> bool:
-    """Whether both texts parse to the same tree, leaf texts included (whitespace aside)."""
+def _same_code(
+    path: str,
+    one: bytes,
+    other: bytes,
+    ranges: tuple[list[tuple[int, int]], list[tuple[int, int]]] | None = None,
+) -> bool:
+    """Whether both texts parse to the same tree, leaf texts included (whitespace aside).
+
+    The texts differ only in whitespace; with `ranges` (where each differs: the edits'
+    places in `one`, then in `other`) only the leaves there are compared, the rest of
+    the tree by its structure (named nodes, compared in C)."""
     a = parse_tree(path, one.decode("utf-8"))
     b = parse_tree(path, other.decode("utf-8"))
     if a is None or b is None or a.has_error or b.has_error:
         return False
-    return _shape(a) == _shape(b)
+    if str(a) != str(b):
+        return False
+    return _leaves(a, ranges and ranges[0]) == _leaves(b, ranges and ranges[1])
 
 
 def _problems(path: str, data: bytes) -> int | None:
