@@ -465,8 +465,7 @@ def _syntax(
         else ""
     )
     evidence = (
-        f"{len(broken)} changed file(s) do not parse: "
-        f"{', '.join(broken[:5])}{note}"
+        f"{len(broken)} changed file(s) do not parse: {', '.join(broken[:5])}{note}"
         if broken
         else f"{len(changed) - len(unparsed)} changed file(s) parse (syntax only){note}"
     )
