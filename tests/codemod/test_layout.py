@@ -227,3 +227,46 @@ def test_a_refused_file_is_listed_and_the_others_change(tmp_path: Path) -> None:
     [skipped] = report.skipped
     assert "bad.py" == skipped.path and "formatting guard" in skipped.reason
     assert 'x = f(\n    "a  b",\n    c,\n)\n' == (tmp_path / "bad.py").read_text()
+
+
+class TestRepairLimits:
+    def test_stray_indent_after_the_last_newline_goes(self) -> None:
+        """A fix ending in a newline gets no indentation pushed onto the next line."""
+        data = b"def f():\n    a()\n    b()\n"
+        start = data.index(b"a()")
+        groups = [EditGroup((Edit(start, start + 4, b"c()\n    "),), 2)]
+        raw, _ = apply_groups(data, groups)
+
+        fixed, refusal = keep_layout("m.py", data, groups, raw)
+
+        assert (b"def f():\n    c()\n    b()\n", None) == (fixed, refusal)
+
+    def test_whitespace_outside_brackets_is_not_repaired(self) -> None:
+        """Only whitespace inside brackets may be taken from the original when the raw fix
+        was broken: elsewhere (Python's indentation) it would change the code."""
+        from patchsmith.codemod.layout import _between_brackets
+
+        candidate = b"x = f(\n    a)\nif y:\n    g()\n"
+        inside = candidate.index(b"    a")
+        outside = candidate.index(b"    g")
+        raw_in = [EditGroup((Edit(inside, inside + 4, b" "),), 1)]
+        relaid_in = [EditGroup((Edit(inside, inside + 4, b"    "),), 1)]
+        raw_out = [EditGroup((Edit(outside, outside + 4, b"  "),), 1)]
+        relaid_out = [EditGroup((Edit(outside, outside + 4, b"    "),), 1)]
+
+        assert _between_brackets("m.py", candidate, relaid_in, raw_in)
+        assert not _between_brackets("m.py", candidate, relaid_out, raw_out)
+
+    def test_yaml_relayout_must_keep_relative_indentation(self) -> None:
+        """In YAML the relaid text is kept only if each line keeps its indentation
+        relative to the others, as the fix wrote it."""
+        data = b"a:\n  run: |\n    one\n      two\n"
+        start = data.index(b"|")
+        # a fix that flattens the nesting, written where YAML cannot read it
+        replacement = b"|\n  one\n  two\nb: |\n x"
+        groups = [EditGroup((Edit(start, len(data) - 1, replacement),), 2)]
+        raw, _ = apply_groups(data, groups)
+
+        fixed, _ = keep_layout("c.yml", data, groups, raw)
+
+        assert fixed == raw  # the original's nesting is not forced onto the fix

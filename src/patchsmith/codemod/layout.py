@@ -98,7 +98,14 @@ def keep_layout(
 ) -> tuple[bytes, str | None]:
     """`raw` (`data` with `groups` applied), or the same edits laid out as the text they
     replace where that is safe; with a refusal when a fix reflowed lines it could not
-    keep. `groups` are those `apply_groups` took."""
+    keep. `groups` are those `apply_groups` took. YAML is left as the fix wrote it: its
+    whitespace is structure, and a block scalar's text is one token (see `tidy`)."""
+    ends = [_no_stray_indent(data, group) for group in groups]
+    if ends != list(groups):
+        # ast-grep indents the empty last line of a fix that ends with a newline: the
+        # next line of the file would be pushed right by it
+        groups = ends
+        raw, _ = apply_groups(data, groups)
     relaid = [
         EditGroup(tuple(_relaid(data, edit) for edit in group.edits), group.line)
         for group in groups
@@ -112,8 +119,18 @@ def keep_layout(
     if not moved:
         return raw, None
     candidate, _ = apply_groups(data, relaid)
-    if _same_code(path, raw, candidate, (_placed(groups), _placed(relaid))) or _repairs(
-        path, data, raw, candidate
+    if path.lower().endswith((".yaml", ".yml")):
+        # indentation is structure and a block scalar is one token: the relaid text is
+        # kept only where it repairs the raw one and indents every line as the fix did,
+        # relative to its other lines (the same mapping, the same scalar text)
+        if _repairs(path, data, raw, candidate) and all(
+            _relative_lines(a.replacement) == _relative_lines(b.replacement)
+            for old, new in zip(groups, relaid, strict=True)
+            for a, b in zip(old.edits, new.edits, strict=True)
+        ):
+            return candidate, None
+    elif _same_code(path, raw, candidate, (_placed(groups), _placed(relaid))) or (
+        _repairs(path, data, raw, candidate) and _between_brackets(path, candidate, relaid, groups)
     ):
         return candidate, None
     for group, edit in moved:
@@ -124,6 +141,30 @@ def keep_layout(
                 "and its layout cannot be kept safely (formatting guard)"
             )
     return raw, None
+
+
+def _relative_lines(text: bytes) -> list[tuple[int, bytes]]:
+    """The lines after the first, each as (indentation beyond the least, text without
+    trailing whitespace); blank lines as (0, b"")."""
+    lines = [line.rstrip(b" \t\r") for line in text.split(b"\n")[1:]]
+    indents = [len(line) - len(line.lstrip(b" \t")) for line in lines if line]
+    least = min(indents, default=0)
+    return [
+        (len(line) - len(line.lstrip(b" \t")) - least, line.lstrip(b" \t")) if line else (0, b"")
+        for line in lines
+    ]
+
+
+def _no_stray_indent(data: bytes, group: EditGroup) -> EditGroup:
+    """The group with the indentation after each replacement's final newline removed,
+    where the text it replaces ended with a newline too."""
+    edits = []
+    for edit in group.edits:
+        head, newline, rest = edit.replacement.rpartition(b"\n")
+        if newline and rest and not rest.strip(b" \t") and data[edit.end - 1 : edit.end] == b"\n":
+            edit = Edit(edit.start, edit.end, head + newline)
+        edits.append(edit)
+    return EditGroup(tuple(edits), group.line)
 
 
 def _relaid(data: bytes, edit: Edit) -> Edit:
@@ -197,6 +238,52 @@ def _repairs(path: str, data: bytes, raw: bytes, candidate: bytes) -> bool:
     if before is None or broken is None or fixed is None:
         return False
     return broken > before and fixed <= before
+
+
+def _between_brackets(
+    path: str, candidate: bytes, relaid: Sequence[EditGroup], raw: Sequence[EditGroup]
+) -> bool:
+    """Whether every place where `candidate` differs from the raw fix is whitespace inside
+    a pair of brackets of the candidate (where no grammar gives whitespace a meaning: not
+    inside a token, not Python's indentation, not JavaScript's line ends)."""
+    tree = parse_tree(path, candidate.decode("utf-8"))
+    if tree is None:
+        return False
+    new_edits = sorted((e for g in relaid for e in g.edits), key=lambda e: e.start)
+    old_edits = sorted((e for g in raw for e in g.edits), key=lambda e: e.start)
+    for (start, _end), fixed, plain in zip(_placed(relaid), new_edits, old_edits, strict=True):
+        if fixed.replacement == plain.replacement:
+            continue
+        matcher = difflib.SequenceMatcher(a=plain.replacement, b=fixed.replacement, autojunk=False)
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            # a deletion leaves nothing in the candidate: judge the place it left
+            for at in range(start + j1, start + max(j2, j1 + 1)):
+                if not _bracketed(tree, min(at, len(candidate) - 1)):
+                    return False
+    return True
+
+
+_OPEN = frozenset({"(", "[", "{"})
+_CLOSE = frozenset({")", "]", "}"})
+
+
+def _bracketed(root: Node, at: int) -> bool:
+    node: Node | None = root.descendant_for_byte_range(at, at)
+    if node is not None and node.child_count == 0 and node.start_byte < at < node.end_byte:
+        return False  # inside a token
+    while node is not None:
+        children = node.children
+        if (
+            len(children) >= 2
+            and children[0].type in _OPEN
+            and children[-1].type in _CLOSE
+            and children[0].end_byte <= at < children[-1].start_byte
+        ):
+            return True
+        node = node.parent
+    return False
 
 
 def tidy(
