@@ -104,12 +104,35 @@ class TestCamelCase:
         assert b"x = 2\n" == (root / "a.py").read_bytes()
 
 
+IDS = ("proposal_id", "run_id", "attempt_no")
+
+
 class TestSchema:
     @pytest.mark.parametrize("spelling", ["snake", "camel"])
     def test_schema_accepts_both_spellings(self, spelling: str) -> None:
+        """Every field but the top-level required ones may be camelCase in the schema."""
         document = SNAKE if spelling == "snake" else camel(SNAKE)
+        if spelling == "camel":
+            for name in IDS:
+                document[name] = document.pop(to_camel(name))
 
         jsonschema.validate(document, proposal_json_schema())
+
+    def test_required_lists_what_propose_needs(self) -> None:
+        """`required` names proposal_id, run_id and attempt_no (ADR 0036): dropping one
+        fails the schema, as `propose` refuses it."""
+        schema = proposal_json_schema()
+
+        assert {*IDS, "strategy", "objective", "operations"} == set(schema["required"])  # type: ignore[arg-type]
+        for name in IDS:
+            document = {k: v for k, v in SNAKE.items() if k != name}
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate(document, schema)
+            assert isinstance(load_proposal(document), PatchFailure)
+
+    def test_camel_ids_are_still_accepted_by_propose(self) -> None:
+        """The loader takes `proposalId` etc. as before; only the schema lists snake_case."""
+        assert isinstance(load_proposal(camel(SNAKE)), PatchProposal)
 
     def test_schema_still_requires_each_field(self) -> None:
         """Dropping a required field in both spellings fails the schema."""

@@ -194,3 +194,93 @@ class TestProgressBar:
         bar.close()
 
         assert bar.progress is not None
+
+
+class TestFriction:
+    def test_options_before_the_paths(
+        self, capsys: pytest.CaptureFixture[str], workspace: Path
+    ) -> None:
+        """`recipe run ID --no-diff PATHS`: an option between the id and the paths."""
+        (workspace / "test_b.py").write_text(TEST)
+
+        code, out, err = run(
+            capsys, "recipe", "run", "unittest-to-assert", "--no-diff", "test_a.py",
+            "--json", "-C", str(workspace),
+        )  # fmt: skip
+
+        assert 0 == code, err
+        report = json.loads(out)
+        assert ["test_a.py"] == [f["path"] for f in report["files"]]
+
+    def test_options_anywhere_text(
+        self, capsys: pytest.CaptureFixture[str], workspace: Path
+    ) -> None:
+        """Options before, between and after the positionals; --no-diff leaves diffs out."""
+        code, out, _ = run(
+            capsys, "recipe", "run", "-C", str(workspace), "unittest-to-assert", "--no-diff",
+            "test_a.py", "--apply",
+        )  # fmt: skip
+
+        assert 0 == code
+        assert "+++" not in out
+        assert "assert f(1) == 2" in (workspace / "test_a.py").read_text()
+
+    def test_unknown_option_is_still_a_usage_error(
+        self, capsys: pytest.CaptureFixture[str], workspace: Path
+    ) -> None:
+        """Intermixed parsing does not swallow a misspelt option."""
+        code, _, err = run(
+            capsys, "recipe", "run", "unittest-to-assert", "--bogus", "-C", str(workspace)
+        )
+
+        assert 2 == code and "--bogus" in err
+
+    def test_new_rule_matches_another_call_site(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """`recipe new` makes a rule from the call that changed: it rewrites a second,
+        different call site (other arguments, another statement) in the repository."""
+        (tmp_path / "before.java").write_text(
+            'class A {\n    long f() {\n        long id = LegacyIdGenerator.generate("a");\n'
+            "        return id;\n    }\n}\n"
+        )
+        (tmp_path / "after.java").write_text(
+            'class A {\n    long f() {\n        long id = IdGenerator.nextId("a");\n'
+            "        return id;\n    }\n}\n"
+        )
+        code, out, _ = run(
+            capsys, "recipe", "new", "ids", "--before", str(tmp_path / "before.java"),
+            "--after", str(tmp_path / "after.java"), "--language", "java", "-C", str(tmp_path),
+        )  # fmt: skip
+        assert 0 == code, out
+        other = tmp_path / "src" / "B.java"
+        other.parent.mkdir()
+        other.write_text(
+            "class B {\n    void g(String p) {\n"
+            "        use(LegacyIdGenerator.generate(p, 3));\n    }\n}\n"
+        )
+
+        code, out, _ = run(capsys, "recipe", "run", "ids", "src", "--apply", "-C", str(tmp_path))
+
+        assert 0 == code, out
+        assert "use(IdGenerator.nextId(p, 3));" in other.read_text()
+
+
+class TestSchemaCli:
+    def test_proposal_schema_lists_the_ids_as_required(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`patchsmith schema proposal` lists proposal_id, run_id, attempt_no as required."""
+        code, out, _ = run(capsys, "schema", "proposal")
+
+        required = json.loads(out)["required"]
+        assert 0 == code
+        assert {"proposal_id", "run_id", "attempt_no"} <= set(required)
+
+    def test_recipe_schema_lists_both_spellings(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`patchsmith schema recipe` names camelCase operation types and conditions."""
+        code, out, _ = run(capsys, "schema", "recipe")
+
+        assert 0 == code
+        for name in ("methodInvocationReplace", "fileExists", "rerunProducesNoDiff"):
+            assert f'"{name}"' in out

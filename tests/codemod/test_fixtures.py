@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from patchsmith.codemod import run_recipe
 from patchsmith.codemod.fixtures import FixtureKind, run_fixtures, scaffold_recipe
 from patchsmith.codemod.recipe import Language
 from patchsmith.codemod.registry import (
@@ -15,6 +16,7 @@ from patchsmith.codemod.registry import (
     list_recipes,
     load_recipe_file,
 )
+from patchsmith.codemod.report import RecipeStatus
 from patchsmith.errors import FailureCode, PatchFailure
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,8 +97,31 @@ class TestScaffold:
         entry = load_recipe_file(path)
 
         assert not isinstance(entry, PatchFailure)
-        assert {"pattern": "return os.getenv('HOME')"} == entry.recipe.operations[0].rule  # type: ignore[union-attr]
+        rule = entry.recipe.operations[0]
+        assert {"pattern": "os.getenv($$$ARGS)"} == rule.rule  # type: ignore[union-attr]
+        assert "os.environ.get($$$ARGS)" == rule.fix  # type: ignore[union-attr]
         assert all(r.passed for r in run_fixtures(entry))
+
+    def test_scaffolded_rule_matches_another_call_site(self, tmp_path: Path) -> None:
+        """The rule is the call with metavariables, not the example's statement: it rewrites
+        a different call site, with other arguments, in another statement."""
+        before = "import os\n\n\ndef home():\n    return os.getenv('HOME')\n"
+        after = "import os\n\n\ndef home():\n    return os.environ.get('HOME')\n"
+        path = scaffold_recipe("getenv", Language.PYTHON, before, after, tmp_path / "r")
+        (tmp_path / "app.py").write_text("import os\nuser = os.getenv(NAME, 'nobody') or 'x'\n")
+
+        report = run_recipe(path, tmp_path, apply=True, record=False)
+
+        assert RecipeStatus.APPLIED == report.status, report.errors
+        assert "user = os.environ.get(NAME, 'nobody') or 'x'\n" in (tmp_path / "app.py").read_text()
+
+    def test_not_a_call_keeps_the_changed_lines(self, tmp_path: Path) -> None:
+        """A change no call holds keeps the lines that differ as the pattern."""
+        path = scaffold_recipe("lit", Language.PYTHON, "x = 1\n", "x = 2\n", tmp_path)
+        entry = load_recipe_file(path)
+
+        assert not isinstance(entry, PatchFailure)
+        assert {"pattern": "x = 1"} == entry.recipe.operations[0].rule  # type: ignore[union-attr]
 
     def test_existing_folder_is_refused(self, tmp_path: Path) -> None:
         """Scaffolding never overwrites a recipe."""

@@ -130,8 +130,26 @@ def test_a_profile_missing_here_is_an_error(project: Path) -> None:
     assert "syntax" not in check.evidence
     assert ["POSTCONDITION_FAILED"] == [e.code.value for e in report.errors]
     assert "could not be established" in report.errors[0].message
+    assert "tests_pass:skipped" == report.errors[0].rule
+    assert "unknown verification profile 'not-here'" in (check.skipped or "")
     assert () == report.evidence
     assert before == snapshot_tree(project)
+
+
+def test_a_profile_missing_here_shows_skipped_through_the_cli(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`recipe run --verify` shows such a condition as skipped (never passed); exit 1."""
+    args = ["recipe", "run", str(project / "elsewhere.yaml"), "--verify", "--trust"]
+    code = main([*args, "-C", str(project)])
+    text = capsys.readouterr().out
+    code_json = main([*args, "-C", str(project), "--json"])
+    data = json.loads(capsys.readouterr().out)
+
+    assert (1, 1) == (code, code_json)
+    assert "check    tests_pass: skipped (unknown verification profile 'not-here'" in text
+    [check] = data["checks"]
+    assert "error" == check["status"] and "not-here" in check["skipped"]
 
 
 def test_without_profiles_the_conditions_are_errors(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ def test_run_resume_and_report(
         "refused": 0,
         "verification_failed": 0,
         "verification_error": 0,
+        "skipped": 0,
         "error": 1,
         "pending": 0,
     }

@@ -33,6 +33,7 @@ def test_local_and_dask_give_identical_results(fleet50: Path, tmp_path: Path) ->
         "refused": 6,
         "verification_failed": 0,
         "verification_error": 0,
+        "skipped": 0,
         "error": 0,
         "pending": 0,
     }

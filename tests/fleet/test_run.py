@@ -28,6 +28,7 @@ COUNTS = {
     "refused": 1,
     "verification_failed": 0,
     "verification_error": 0,
+    "skipped": 0,
     "error": 0,
     "pending": 0,
 }

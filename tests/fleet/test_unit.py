@@ -157,9 +157,55 @@ def test_verify_unknown_profile(python_repo: Path, tmp_path: Path) -> None:
 
     result = run_unit(unit(python_repo, change, tmp_path))
 
-    # a misspelled profile establishes nothing: an error, never "changed"
-    assert result.status is FleetStatus.VERIFICATION_ERROR
+    # a profile this repository does not define: skipped, with the reason, never "changed"
+    assert result.status is FleetStatus.SKIPPED
     assert result.errors[0].code is FailureCode.UNKNOWN_PROFILE
+    assert "nope" in result.errors[0].message
+
+
+HARMLESS_CHECKED = """\
+recipe_id: spell-add
+language: python
+summary: Spell add(a, b) as add(b, a)
+operations:
+  - type: ast_grep_rule
+    id: swap
+    rule: {pattern: "add($A, $B)"}
+    fix: "add($B, $A)"
+idempotency:
+  rerun_produces_no_diff: false
+postconditions:
+  - tests_pass: PROFILE
+"""
+
+
+@pytest.mark.parametrize(
+    ("profile", "status", "rule"),
+    [
+        ("not-here", FleetStatus.SKIPPED, "tests_pass:skipped"),
+        ("broken", FleetStatus.VERIFICATION_ERROR, "tests_pass:error"),
+    ],
+)
+def test_recipe_check_without_a_deciding_profile(
+    python_repo: Path, tmp_path: Path, profile: str, status: FleetStatus, rule: str
+) -> None:
+    """A recipe's `tests_pass: X` where the repository has no X is skipped (with the reason);
+    where X exists but establishes nothing it is a verification error; never changed."""
+    with_profile(
+        python_repo,
+        '[verify.broken]\nargv = ["no-such-program-here"]\nkind = "test"\n'
+        '[verify.ok]\nargv = ["true"]\n',
+    )
+    (tmp_path / "r.yaml").write_text(HARMLESS_CHECKED.replace("PROFILE", profile))
+    change = resolve_change(str(tmp_path / "r.yaml"), verify_profiles=["ok"])
+    assert isinstance(change, ChangeSpec)
+
+    result = run_unit(unit(python_repo, change, tmp_path, trust=True))
+
+    assert result.status is status, result.errors
+    assert [rule] == [e.rule for e in result.errors]
+    if status is FleetStatus.SKIPPED:
+        assert profile in result.errors[0].message and not result.diff
 
 
 def test_proposal(python_repo: Path, tmp_path: Path) -> None:

@@ -80,3 +80,41 @@ def test_pytest_exit_4_and_5_are_errors_counted_apart(
     assert main(["fleet", "report", "v"]) == 1
     text = capsys.readouterr().out
     assert any(line.split() == ["verification_error", "2"] for line in text.splitlines()), text
+
+
+def test_a_profile_missing_from_a_repository_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--verify X` over repositories of which one lacks X: that one is `skipped` (with the
+    reason), not verification_failed or changed; the one with X is verified and changed."""
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    with_x = folder / "with-x"
+    make_repo(with_x, 0)
+    (with_x / "patchsmith.toml").write_text('[verify.x]\nargv = ["true"]\n')
+    subprocess.run(["git", "add", "-A"], cwd=with_x, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+        cwd=with_x,
+        check=True,
+    )
+    make_repo(folder / "without-x", 1)
+    listing = folder / "repos.txt"
+    listing.write_text("with-x\nwithout-x\n")
+    monkeypatch.chdir(tmp_path)
+
+    code = main(
+        [
+            *("fleet", "run", "unittest-to-assert", "--repos", str(listing)),
+            *("--verify", "x", "--trust", "--run-id", "s", "--json"),
+        ]
+    )
+    run = json.loads(capsys.readouterr().out)
+
+    assert code == 1  # a skipped repository was not proven: the run is not all good
+    statuses = {r["key"]: r["status"] for r in run["results"]}
+    assert statuses == {"with-x": "changed", "without-x": "skipped"}
+    assert run["counts"]["skipped"] == 1 and run["counts"]["verification_failed"] == 0
+    skipped = next(r for r in run["results"] if r["key"] == "without-x")
+    assert [e["code"] for e in skipped["errors"]] == ["UNKNOWN_PROFILE"]
+    assert "unknown verification profile(s): x " in skipped["errors"][0]["message"]

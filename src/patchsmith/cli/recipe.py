@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,24 @@ PROGRESS_AFTER_SECONDS = 1.0
 """A run shorter than this shows no progress bar."""
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A parser whose options may come anywhere among its positionals:
+    `recipe run ID --no-diff src/**` reads `src/**` as a path, not as an unknown word."""
+
+    _mixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._mixing:  # the intermixed parse calls back here, twice
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the `recipe` subcommand and its own subcommands."""
     parser = subparsers.add_parser(
@@ -37,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="list, show, test, run or scaffold codemod recipes",
         description="Codemod recipes: deterministic changes as data (docs/codemods.md).",
     )
-    commands = parser.add_subparsers(dest="recipe_command", metavar="ACTION")
+    commands = parser.add_subparsers(
+        dest="recipe_command", metavar="ACTION", parser_class=_Intermixed
+    )
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("-C", dest="root", default=".", metavar="DIR", help="workspace root")

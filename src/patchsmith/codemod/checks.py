@@ -8,7 +8,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from patchsmith.codemod.backends.astgrep import AST_GREP_LANGUAGES, pattern_rule
-from patchsmith.codemod.manifests import MANIFESTS, declared_dependencies, has_dependency
+from patchsmith.codemod.manifests import (
+    MANIFESTS,
+    declared_dependencies,
+    has_dependency,
+    maven_versions,
+)
 from patchsmith.codemod.recipe import (
     CompilesCheck,
     DependencyPresent,
@@ -17,11 +22,14 @@ from patchsmith.codemod.recipe import (
     ParsesCheck,
     PatternPresent,
     Recipe,
+    RerunProducesNoDiff,
     TestsPassCheck,
 )
 from patchsmith.codemod.workset import WorkSet
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.formats.script import Action
 from patchsmith.model.evidence import Evidence, RunSide, Verdict
+from patchsmith.runtime.change import FileChange
 
 if TYPE_CHECKING:
     from patchsmith.verify.profiles import ProfileSet
@@ -56,9 +64,25 @@ class RecipeCheck:
     not_run: bool = False
     """An `error` because the call runs no repository program (a dry run without
     `--verify`): a dry run reports it, an apply is refused for it (`not_run_failures`)."""
+    skipped: str | None = None
+    """Why the condition was skipped: this repository defines no profile that can decide
+    it (the one named, or any of its kind). Still an `error`, never a pass; a fleet run
+    counts the repository `skipped`."""
 
     def to_json(self) -> dict[str, object]:
-        return {"condition": self.condition, "status": self.status.value, "evidence": self.evidence}
+        data: dict[str, object] = {
+            "condition": self.condition,
+            "status": self.status.value,
+            "evidence": self.evidence,
+        }
+        if self.skipped is not None:
+            data["skipped"] = self.skipped
+        return data
+
+    @property
+    def label(self) -> str:
+        """The verdict as the text report shows it (`skipped` for a skipped `error`)."""
+        return "skipped" if self.skipped is not None else self.status.value
 
 
 def _check(condition: str, passed: bool, evidence: str, *, before: bool) -> RecipeCheck:
@@ -74,7 +98,9 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
     """One PRECONDITION_FAILED or POSTCONDITION_FAILED per check that did not pass.
 
     A condition that could not be established (`error`) refuses the run as a failed
-    one does: nothing is reported passed that no tool proved.
+    one does: nothing is reported passed that no tool proved. The failure's `rule` is
+    the condition (`compiles`), suffixed `:error` when it could not be established and
+    `:skipped` when no profile here can decide it (a fleet run counts these apart).
     """
     return [
         PatchFailure(
@@ -85,11 +111,17 @@ def check_failures(checks: Sequence[RecipeCheck]) -> list[PatchFailure]:
                 else f"{c.condition} could not be established: {c.evidence}"
             ),
             hint=c.hint,
-            rule=c.condition,
+            rule=_rule(c),
         )
         for c in checks
         if c.status is not Verdict.PASSED and not c.not_run
     ]
+
+
+def _rule(check: RecipeCheck) -> str:
+    if check.status is Verdict.FAILED:
+        return check.condition
+    return f"{check.condition}:{'skipped' if check.skipped is not None else 'error'}"
 
 
 def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck] | PatchFailure:
@@ -119,9 +151,13 @@ def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck
                 else f"not declared in {', '.join(manifests) or 'any manifest'} "
                 f"(read: {', '.join(MANIFESTS)})"
             )
-            results.append(
-                _check(f"dependency_present {pre.name}", where is not None, evidence, before=True)
-            )
+            declared = where is not None
+            label = f"dependency_present {pre.name}"
+            if pre.version is not None:
+                label += f" {pre.version}"
+                if declared:
+                    declared, evidence = _version_matches(root, where, pre.name, pre.version)
+            results.append(_check(label, declared, evidence, before=True))
         else:
             assert isinstance(pre, PatternPresent)
             found = _pattern_matches(recipe, pre.pattern, work, work.paths)
@@ -132,6 +168,17 @@ def preconditions(recipe: Recipe, root: Path, work: WorkSet) -> list[RecipeCheck
                 _check(f"pattern_present {pre.pattern}", bool(found), evidence, before=True)
             )
     return results
+
+
+def _version_matches(root: Path, manifest: str | None, name: str, version: str) -> tuple[bool, str]:
+    """Whether the manifest declares `name` at `version` (pom.xml only), with the evidence."""
+    if manifest != "pom.xml":
+        return False, f"declared in {manifest}, whose versions are not read (pom.xml only)"
+    found = maven_versions((root / "pom.xml").read_text(encoding="utf-8"), name)
+    if version in found:
+        return True, f"declared in pom.xml at version {version}"
+    listed = ", ".join(sorted(v or "no version" for v in found)) or "no version"
+    return False, f"declared in pom.xml at {listed}, not {version}"
 
 
 def _pattern_matches(
@@ -159,6 +206,8 @@ def postconditions(
     profiles: ProfileSet | None = None,
     run_profiles: ProfileRunner | None = None,
     not_run: str | None = None,
+    rerun_clean: bool | None = None,
+    originals: Mapping[str, bytes] | None = None,
 ) -> list[RecipeCheck] | PatchFailure:
     """Each postcondition checked on the changed texts (`work` holds them).
 
@@ -168,7 +217,10 @@ def postconditions(
     them on the changed tree); where none can decide, the verdict is `error`.
     `parses` is a syntax check of the changed files only.
     `not_run` (why the caller runs no repository program) makes a condition that a
-    profile decides an `error`: not run, never passed.
+    profile decides an `error`: not run, never passed. `rerun_clean` is what the
+    idempotency re-run found (`None`: it did not run), for `rerun_produces_no_diff`.
+    `originals` (the changed files' bytes before) lets `parses` judge a file that did
+    not parse before by where its errors are (without them, every error counts).
     """
     results: list[RecipeCheck] = []
     for post in recipe.postconditions:
@@ -184,7 +236,9 @@ def postconditions(
                 _check(f"no_reference {post.pattern}", not found, evidence, before=False)
             )
         elif isinstance(post, ParsesCheck):
-            results.append(_syntax(changed))
+            results.append(_syntax(changed, originals))
+        elif isinstance(post, RerunProducesNoDiff):
+            results.append(_rerun_check(rerun_clean))
         else:
             assert isinstance(post, CompilesCheck | TestsPassCheck)
             results.append(_decided(post, recipe, root, profiles, run_profiles, not_run))
@@ -214,6 +268,19 @@ def _references_left(
     return sorted(set(found), key=_by_place)
 
 
+def _rerun_check(clean: bool | None) -> RecipeCheck:
+    """`rerun_produces_no_diff`: the idempotency re-run's answer (never assumed)."""
+    name = "rerun_produces_no_diff"
+    if clean is None:
+        return _error(name, "the recipe was not run again on its output")
+    evidence = (
+        "running the recipe again on its output changed nothing"
+        if clean
+        else "running the recipe again on its output changed it again"
+    )
+    return _check(name, clean, evidence, before=False)
+
+
 def _by_place(where: str) -> tuple[str, int]:
     path, _, line = where.rpartition(":")
     return (path, int(line) if line.isdigit() else 0)
@@ -238,7 +305,8 @@ def _decided(
         )
     deciders = deciding_profiles(post, recipe.language, root, profiles)
     if not deciders.names:
-        return _error(post.type, deciders.problem, deciders.hint)
+        problem = deciders.problem
+        return RecipeCheck(post.type, Verdict.ERROR, problem, False, deciders.hint, skipped=problem)
     if not_run is not None:
         hint = "pass --verify (and trust the repository: `patchsmith trust PATH`) to run it"
         return RecipeCheck(
@@ -346,32 +414,59 @@ def _verified(name: str, profiles: Sequence[str], report: VerifyReport) -> Recip
     return _check(name, False, "; ".join(parts), before=False)
 
 
-def _syntax(changed: Mapping[str, bytes]) -> RecipeCheck:
-    """`parses`: every changed file parses (a syntax check; it proves no compile)."""
+def _syntax(
+    changed: Mapping[str, bytes], originals: Mapping[str, bytes] | None = None
+) -> RecipeCheck:
+    """`parses`: no changed file has a syntax error the change made (a syntax check; it
+    proves no compile). A file that did not parse before is judged as the syntax guard
+    judges it (ADR 0025): by where its errors are before and after, carried through the
+    edit, never by their count; it fails only for an error the change added, and the
+    evidence names it as not parsed before."""
+    from patchsmith.guards.syntax import syntax_failure
     from patchsmith.runtime.syntax import parse_problems, python_error
 
-    broken = []
-    unknown = []
+    broken: list[str] = []
+    unknown: list[str] = []
+    unparsed: list[str] = []
     for path, data in changed.items():
         text = data.decode("utf-8")
+        old = originals.get(path) if originals is not None else None
+        before = old.decode("utf-8") if old is not None else None
         if path.endswith((".py", ".pyi")):
-            if python_error(text) is not None:
+            if python_error(text) is None:
+                continue
+            if before is None or python_error(before) is None:
                 broken.append(path)
-            continue
-        problems = parse_problems(path, text)
-        if problems is None:
-            unknown.append(path)
-        elif problems.count:
-            broken.append(path)
+                continue
+        else:
+            problems = parse_problems(path, text)
+            if problems is None:
+                unknown.append(path)
+                continue
+            if not problems.count:
+                continue
+            earlier = parse_problems(path, before) if before is not None else None
+            if earlier is None or not earlier.count:
+                broken.append(path)
+                continue
+        assert old is not None and before is not None
+        change = FileChange(path, Action.UPDATE, path, old, data, before, text)
+        (broken if syntax_failure(change) is not None else unparsed).append(path)
     if unknown and not broken:
         return _error(
             "parses",
             f"no parser for {len(unknown)} changed file(s): {', '.join(unknown[:5])}",
             "`parses` needs a language the syntax guard reads; use `compiles` for the others",
         )
+    note = (
+        f"; {len(unparsed)} did not parse before the change and it added no error there: "
+        f"{', '.join(unparsed[:5])}"
+        if unparsed
+        else ""
+    )
     evidence = (
-        f"{len(broken)} changed file(s) do not parse: {', '.join(broken[:5])}"
+        f"{len(broken)} changed file(s) do not parse: {', '.join(broken[:5])}{note}"
         if broken
-        else f"{len(changed)} changed file(s) parse (syntax only)"
+        else f"{len(changed) - len(unparsed)} changed file(s) parse (syntax only){note}"
     )
     return _check("parses", not broken, evidence, before=False)

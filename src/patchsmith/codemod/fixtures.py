@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from patchsmith.codemod.generalise import generalised_rule
 from patchsmith.codemod.recipe import CompilesCheck, Language
 from patchsmith.codemod.registry import RECIPE_FILE, RecipeEntry
 from patchsmith.codemod.report import RecipeStatus
@@ -204,16 +205,19 @@ def scaffold_recipe(
 ) -> Path:
     """Write `<folder>/<recipe_id>/recipe.yaml` and its fixtures from one before/after example.
 
-    The rule's pattern is the region of `before` that differs from `after`, its fix the
-    matching region of `after`; the example becomes the positive fixture and its
+    The rule's pattern is the call that changed, its unchanged arguments as
+    metavariables (`codemod.generalise`), its fix the same call after; where no single
+    call holds the change, the lines of `before` that differ from `after` and the
+    matching lines of `after`. The example becomes the positive fixture and its
     `after` text the negative one (migrated code must stay as it is). Returns the
     recipe file. FileExistsError when the recipe folder exists.
     """
     home = folder / recipe_id
     if home.exists():
         raise FileExistsError(str(home))
-    pattern, fix = _changed_region(before, after)
     name = file_name or f"example{language.suffixes[0]}"
+    suffix = Path(name).suffix or language.suffixes[0]
+    pattern, fix = generalised_rule(suffix, before, after) or _changed_region(before, after)
     recipe = {
         "recipe_id": recipe_id,
         "language": language.value,

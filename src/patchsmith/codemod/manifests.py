@@ -2,7 +2,9 @@
 
 pom.xml, pyproject.toml, package.json, go.mod and Cargo.toml at the workspace root;
 names are compared as each ecosystem spells them (Python names case- and
-separator-insensitively, Maven as `groupId:artifactId` or the bare `artifactId`).
+separator-insensitively, Maven as `groupId:artifactId` or the bare `artifactId`: the
+project's and its profiles' `<dependencies>` and `<dependencyManagement>`, never a
+plugin's own dependencies; `${property}` values resolved from `<properties>`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from xml.etree import ElementTree
 
-__all__ = ["MANIFESTS", "declared_dependencies", "has_dependency"]
+__all__ = ["MANIFESTS", "declared_dependencies", "has_dependency", "maven_versions"]
 
 MANIFESTS = ("pom.xml", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
 
@@ -32,19 +34,103 @@ def _keys(table: object) -> Iterable[str]:
     return [str(k) for k in table] if isinstance(table, Mapping) else []
 
 
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _child(element: ElementTree.Element, name: str) -> ElementTree.Element | None:
+    return next((c for c in element if _local(c.tag) == name), None)
+
+
+def _text(element: ElementTree.Element | None, name: str) -> str:
+    found = None if element is None else _child(element, name)
+    return (found.text or "").strip() if found is not None else ""
+
+
+def _pom_dependencies(root: ElementTree.Element) -> list[tuple[ElementTree.Element, bool]]:
+    """The project's `<dependency>` elements, each with whether it sits in
+    `<dependencyManagement>`: the project's own and its profiles', never a plugin's."""
+    found: list[tuple[ElementTree.Element, bool]] = []
+    holders = [root]
+    profiles = _child(root, "profiles")
+    if profiles is not None:
+        holders.extend(p for p in profiles if _local(p.tag) == "profile")
+    for holder in holders:
+        for managed, parent in ((False, holder), (True, _child(holder, "dependencyManagement"))):
+            listing = None if parent is None else _child(parent, "dependencies")
+            if listing is not None:
+                found.extend((d, managed) for d in listing if _local(d.tag) == "dependency")
+    return found
+
+
 def _pom(text: str) -> set[str]:
+    """`artifactId` and `groupId:artifactId` of every dependency the POM declares or manages."""
     names: set[str] = set()
     root = ElementTree.fromstring(text)
-    for element in root.iter():
-        if element.tag.rsplit("}", 1)[-1] != "dependency":
-            continue
-        fields = {child.tag.rsplit("}", 1)[-1]: (child.text or "").strip() for child in element}
-        artifact = fields.get("artifactId", "")
+    properties = _pom_properties(root)
+    for element, _managed in _pom_dependencies(root):
+        artifact = _resolve(_text(element, "artifactId"), properties)
         if artifact:
             names.add(artifact)
-            if fields.get("groupId"):
-                names.add(f"{fields['groupId']}:{artifact}")
+            group = _resolve(_text(element, "groupId"), properties)
+            if group:
+                names.add(f"{group}:{artifact}")
     return names
+
+
+def _pom_properties(root: ElementTree.Element) -> dict[str, str]:
+    """`<properties>` and the `project.*` values a version may name (`${project.version}`)."""
+    values: dict[str, str] = {}
+    parent = _child(root, "parent")
+    for key in ("groupId", "version"):
+        if _text(parent, key):
+            values[f"project.parent.{key}"] = _text(parent, key)
+        own = _text(root, key) or _text(parent, key)
+        if own:
+            values[f"project.{key}"] = values[f"pom.{key}"] = own
+    if _text(root, "artifactId"):
+        values["project.artifactId"] = _text(root, "artifactId")
+    listing = _child(root, "properties")
+    if listing is not None:
+        values.update({_local(p.tag): (p.text or "").strip() for p in listing})
+    return values
+
+
+def _resolve(value: str, properties: dict[str, str]) -> str:
+    """`${name}` references replaced by their values (nested ones too, up to a bound)."""
+    for _ in range(10):
+        start = value.find("${")
+        end = value.find("}", start)
+        if start < 0 or end < 0:
+            break
+        name = value[start + 2 : end]
+        if name not in properties:
+            break  # left as written: it never equals a plain version
+        value = value[:start] + properties[name] + value[end + 1 :]
+    return value
+
+
+def maven_versions(text: str, wanted: str) -> set[str | None]:
+    """The versions pom.xml `text` gives `wanted` (`group:artifact` or `artifact`), `${...}`
+    resolved; a dependency without one takes its `<dependencyManagement>` version (`None`
+    when neither gives one)."""
+    root = ElementTree.fromstring(text)
+    properties = _pom_properties(root)
+    group, _, artifact = wanted.rpartition(":")
+    entries = []
+    for element, managed in _pom_dependencies(root):
+        name = (
+            _resolve(_text(element, "groupId"), properties),
+            _resolve(_text(element, "artifactId"), properties),
+        )
+        version = _resolve(_text(element, "version"), properties) or None
+        entries.append((name, version, managed))
+    managed_versions = {name: v for name, v, managed in entries if managed and v}
+    found: set[str | None] = set()
+    for name, version, _managed in entries:
+        if name[1] == artifact and (not group or name[0] == group):
+            found.add(version or managed_versions.get(name))
+    return found
 
 
 def _pyproject(text: str) -> set[str]:

@@ -1,9 +1,11 @@
 """`Recipe`: a codemod as data — what to change, where, under which conditions, and how to check it.
 
 A recipe is YAML (or JSON) validated by these pydantic models: unknown keys are refused,
-snake_case and camelCase keys are both accepted (`recipe_id` or `recipeId`), and the
-JSON Schema (`patchsmith schema recipe`) is derived from them. Conditions may be
-written in short form: `- file_exists: pom.xml`, `- compiles`.
+snake_case and camelCase keys are both accepted (`recipe_id`, `recipeId` or `id`), so are
+both spellings of every operation `type` and condition name (`method_invocation_replace`
+or `methodInvocationReplace`; they read as the snake_case one), and the JSON Schema
+(`patchsmith schema recipe`) is derived from them and lists both. Conditions may be
+written in short form: `- file_exists: pom.xml`, `- fileExists: pom.xml`, `- compiles`.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ __all__ = [
     "RecipePostcondition",
     "RecipePrecondition",
     "RenameSymbol",
+    "RerunProducesNoDiff",
     "Scope",
     "TestsPassCheck",
     "parse_recipe",
@@ -74,6 +77,12 @@ class RecipePart(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
     )
+
+    @field_validator("type", mode="after", check_fields=False)
+    @classmethod
+    def _snake_type(cls, value: str) -> str:
+        # `methodInvocationReplace` reads as `method_invocation_replace`: one name downstream
+        return to_snake(value)
 
 
 class Language(StrEnum):
@@ -115,7 +124,7 @@ _SUFFIXES: dict[Language, tuple[str, ...]] = {
 class FileExistsCheck(RecipePart):
     """A file exists in the workspace (`- file_exists: pom.xml`)."""
 
-    type: Literal["file_exists"] = "file_exists"
+    type: Literal["file_exists", "fileExists"] = "file_exists"
     path: str = Field(min_length=1)
 
 
@@ -126,14 +135,17 @@ class DependencyPresent(RecipePart):
     is the name as the manifest spells it (`com.acme:ids` or `ids` for Maven).
     """
 
-    type: Literal["dependency_present"] = "dependency_present"
+    type: Literal["dependency_present", "dependencyPresent"] = "dependency_present"
     name: str = Field(min_length=1)
+    version: str | None = Field(default=None, min_length=1)
+    """The version it must declare (pom.xml only: `${property}` values and versions
+    given in `<dependencyManagement>` are resolved); other manifests fail the check."""
 
 
 class PatternPresent(RecipePart):
     """An ast-grep pattern matches at least once in the recipe's scope."""
 
-    type: Literal["pattern_present"] = "pattern_present"
+    type: Literal["pattern_present", "patternPresent"] = "pattern_present"
     pattern: str = Field(min_length=1)
 
 
@@ -151,7 +163,7 @@ class AstGrepRule(RecipePart):
     passed through as written and validated by ast-grep when the recipe runs.
     """
 
-    type: Literal["ast_grep_rule"] = "ast_grep_rule"
+    type: Literal["ast_grep_rule", "astGrepRule"] = "ast_grep_rule"
     id: str = Field(default="rule", min_length=1)
     rule: dict[str, JsonValue]
     fix: str | dict[str, JsonValue] | None = None
@@ -173,7 +185,9 @@ class MethodInvocationReplace(RecipePart):
     imports instead, and the report says so. Java.
     """
 
-    type: Literal["method_invocation_replace"] = "method_invocation_replace"
+    type: Literal["method_invocation_replace", "methodInvocationReplace"] = (
+        "method_invocation_replace"
+    )
     from_: str = Field(validation_alias="from", serialization_alias="from", min_length=1)
     to: str = Field(min_length=1)
 
@@ -210,7 +224,7 @@ class RenameSymbol(RecipePart):
     the alias.
     """
 
-    type: Literal["rename_symbol"] = "rename_symbol"
+    type: Literal["rename_symbol", "renameSymbol"] = "rename_symbol"
     from_: str = Field(validation_alias="from", serialization_alias="from", min_length=3)
     to: str = Field(min_length=1)
 
@@ -232,7 +246,7 @@ class ConfigKeyRename(RecipePart):
     (`line_length`). Only that key token is rewritten.
     """
 
-    type: Literal["config_key_rename"] = "config_key_rename"
+    type: Literal["config_key_rename", "configKeyRename"] = "config_key_rename"
     from_: str = Field(validation_alias="from", serialization_alias="from", min_length=1)
     to: str = Field(min_length=1)
 
@@ -253,7 +267,7 @@ RecipeOperation = Annotated[
 class NoReference(RecipePart):
     """An ast-grep pattern matches nowhere in the recipe's scope afterwards (every file read)."""
 
-    type: Literal["no_reference"] = "no_reference"
+    type: Literal["no_reference", "noReference"] = "no_reference"
     pattern: str = Field(min_length=1)
 
 
@@ -271,7 +285,7 @@ class TestsPassCheck(RecipePart):
     else the workspace's); where none exists the verdict is `error`, never a pass."""
 
     __test__ = False  # a model, not a pytest class
-    type: Literal["tests_pass"] = "tests_pass"
+    type: Literal["tests_pass", "testsPass"] = "tests_pass"
     profile: str | None = None
 
 
@@ -281,8 +295,16 @@ class ParsesCheck(RecipePart):
     type: Literal["parses"] = "parses"
 
 
+class RerunProducesNoDiff(RecipePart):
+    """Running the recipe again on its own output changes nothing (the idempotency re-run,
+    also on a dry run; `idempotency.rerun_produces_no_diff` may not be false beside it)."""
+
+    type: Literal["rerun_produces_no_diff", "rerunProducesNoDiff"] = "rerun_produces_no_diff"
+
+
 RecipePostcondition = Annotated[
-    NoReference | CompilesCheck | TestsPassCheck | ParsesCheck, Field(discriminator="type")
+    NoReference | CompilesCheck | TestsPassCheck | ParsesCheck | RerunProducesNoDiff,
+    Field(discriminator="type"),
 ]
 
 # -- the recipe ----------------------------------------------------------------------------------
@@ -321,6 +343,7 @@ _SHORT_FORMS: dict[str, str | None] = {
     "compiles": "profile",
     "tests_pass": "profile",
     "parses": None,
+    "rerun_produces_no_diff": None,
 }
 
 
@@ -334,7 +357,7 @@ def _expand(item: object) -> object:
         key = to_snake(name) if isinstance(name, str) else None
         if key in _SHORT_FORMS:
             slot = _SHORT_FORMS[key]
-            if value is None:
+            if value is None or (slot is None and value is True):
                 return {"type": key}
             # `parses` takes no value: keep it where validation names it as an unknown key
             return {"type": key, slot or "value": value}
@@ -349,9 +372,15 @@ def to_snake(name: str) -> str:
 class Recipe(RecipePart):
     """A deterministic, repeatable change: operations over a scope, with checks before and after."""
 
-    recipe_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    recipe_id: str = Field(
+        min_length=1,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        validation_alias=AliasChoices("recipe_id", "recipeId", "id"),
+    )
     language: Language
-    summary: str = Field(min_length=1)
+    summary: str = Field(default="", min_length=1)
+    """One line; when left out, the description's first line, else the id."""
     description: str = ""
     preconditions: tuple[RecipePrecondition, ...] = ()
     scope: Scope = Scope()
@@ -359,6 +388,19 @@ class Recipe(RecipePart):
     imports: Imports = Imports()
     postconditions: tuple[RecipePostcondition, ...] = ()
     idempotency: Idempotency = Idempotency()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_summary(cls, data: object) -> object:
+        if not isinstance(data, Mapping) or "summary" in data:
+            return data
+        text = data.get("description")
+        first = (
+            text.strip().splitlines()[0].strip() if isinstance(text, str) and text.strip() else ""
+        )
+        name = next((data[k] for k in ("recipe_id", "recipeId", "id") if k in data), None)
+        summary = first or (name if isinstance(name, str) else "")
+        return {**data, "summary": summary} if summary else data
 
     @field_validator("preconditions", "postconditions", mode="before")
     @classmethod
@@ -376,6 +418,12 @@ class Recipe(RecipePart):
                 raise ValueError(f"operations[{index}]: rename_symbol is for python")
             if isinstance(op, ConfigKeyRename) and self.language not in _CONFIG_LANGUAGES:
                 raise ValueError(f"operations[{index}]: config_key_rename is for yaml/toml/json")
+        rerun = any(isinstance(p, RerunProducesNoDiff) for p in self.postconditions)
+        if rerun and not self.idempotency.rerun_produces_no_diff:
+            raise ValueError(
+                "postconditions: rerun_produces_no_diff contradicts "
+                "idempotency.rerun_produces_no_diff: false"
+            )
         if (self.imports.add or self.imports.remove) and self.language not in (
             Language.PYTHON,
             Language.JAVA,
@@ -431,6 +479,32 @@ def _invalid(source: str, message: str) -> PatchFailure:
 
 
 def recipe_json_schema() -> dict[str, object]:
-    """The JSON Schema of `Recipe` (committed as docs/recipe.schema.json)."""
+    """The JSON Schema of `Recipe` (committed as docs/recipe.schema.json), with the short
+    forms of conditions (`- compiles`, `- fileExists: pom.xml`) beside the long ones."""
     schema: dict[str, object] = Recipe.model_json_schema(by_alias=True)
+    properties = schema["properties"]
+    assert isinstance(properties, dict)
+    for key, kinds in (("preconditions", _PRE_SHORT), ("postconditions", _POST_SHORT)):
+        listing = properties[key]
+        names = [n for name in kinds for n in _spellings(name)]
+        bare = [
+            n for name in kinds if _SHORT_FORMS[name] in (None, "profile") for n in _spellings(name)
+        ]
+        one_key = {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "propertyNames": {"enum": names},
+            "additionalProperties": {"type": ["string", "null", "boolean"]},
+        }
+        listing["items"] = {"anyOf": [listing["items"], {"enum": bare}, one_key]}
     return schema
+
+
+_PRE_SHORT = ("file_exists", "dependency_present", "pattern_present")
+_POST_SHORT = ("no_reference", "compiles", "tests_pass", "parses", "rerun_produces_no_diff")
+
+
+def _spellings(name: str) -> list[str]:
+    camel = to_camel(name)
+    return [name] if camel == name else [name, camel]

@@ -145,7 +145,7 @@ class RecipeReport:
                 f"  syntax   {fallback.path}: matched by syntax, not types: {fallback.reason}"
             )
         for check in self.checks:
-            lines.append(f"  check    {check.condition}: {check.status.value} ({check.evidence})")
+            lines.append(f"  check    {check.condition}: {check.label} ({check.evidence})")
         for error in self.errors:
             where = f"{error.file}: " if error.file else ""
             lines.append(f"  error    {error.code.value}: {where}{error.message}")

@@ -24,7 +24,7 @@ from patchsmith.codemod.checks import (
     preconditions,
 )
 from patchsmith.codemod.files import select_files
-from patchsmith.codemod.recipe import Recipe
+from patchsmith.codemod.recipe import Recipe, RerunProducesNoDiff
 from patchsmith.codemod.registry import RecipeEntry, find_recipe
 from patchsmith.codemod.report import RecipeFile, RecipeReport, RecipeStatus, SkippedFile
 from patchsmith.codemod.transform import SeenMatch, SyntaxFallback, transform
@@ -143,9 +143,13 @@ def plan_recipe(
     if result.errors:
         plan.errors.extend(result.errors)
         return plan
-    changed = work.changed
+    changed = _tidied(recipe, work, plan)
+    if plan.errors:
+        return plan
     plan.matches = {p: n for p, n in result.matches.items() if n > 0}
     step("checking idempotency", 1 + len(recipe.operations), total)
+    # listed as a postcondition, the re-run is part of every run's proof, dry runs included
+    rerun = rerun or any(isinstance(p, RerunProducesNoDiff) for p in recipe.postconditions)
     if rerun and recipe.idempotency.rerun_produces_no_diff and changed:
         if rerun_in_background:
             plan.pending_rerun = _in_background(recipe, changed, root)
@@ -196,6 +200,8 @@ def plan_recipe(
                 profiles=profiles,
                 run_profiles=run_profiles,
                 not_run=None if programs else NOT_ASKED,
+                rerun_clean=plan.idempotent,
+                originals=plan.originals,
             )
         if isinstance(post, PatchFailure):
             plan.errors.append(post)
@@ -204,6 +210,41 @@ def plan_recipe(
         plan.errors.extend(check_failures(post))
     step("done", total, total)
     return plan
+
+
+def _tidied(recipe: Recipe, work: WorkSet, plan: RecipePlan) -> dict[str, bytes]:
+    """The changed files past the formatting guard (`codemod.layout`): repaired where safe,
+    a refused one left out and listed under `skipped` with the reason."""
+    from patchsmith.codemod.layout import tidy
+    from patchsmith.codemod.recipe import AstGrepRule
+
+    # lines outside the matches are checked where only rules edit: the other backends
+    # rewrite tokens of their own choosing (imports, renames), not ranges of matches
+    rules_only = all(isinstance(op, AstGrepRule) for op in recipe.operations) and not (
+        recipe.imports.add or recipe.imports.remove
+    )
+    kept: dict[str, bytes] = {}
+    for path, data in work.changed.items():
+        spans = work.spans.get(path) if rules_only else None
+        new, refusal = tidy(path, work.original(path), data, spans)
+        refusal = work.refusals.get(path) or refusal
+        if refusal is None:
+            kept[path] = new
+        else:
+            plan.skipped.append(SkippedFile(path, refusal))
+    refused = [p for p in work.changed if p not in kept]
+    if refused and _links_files(recipe):
+        plan.errors.append(
+            PatchFailure(
+                FailureCode.POSTCONDITION_FAILED,
+                f"recipe {recipe.recipe_id!r} renames across files, and the formatting guard "
+                f"refuses {len(refused)} of them: {', '.join(refused[:5])}",
+                file=refused[0],
+                hint="a partial rename would break the code; see `skipped` for the reasons",
+                rule="formatting",
+            )
+        )
+    return kept
 
 
 NOT_ASKED = "this call runs no repository program (a dry run or fleet run without --verify)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from patchsmith.codemod.backend_table import backend_for, import_fixer
 from patchsmith.codemod.backends import astgrep
 from patchsmith.codemod.edits import EditGroup, apply_groups
+from patchsmith.codemod.layout import keep_layout
 from patchsmith.codemod.matches import SeenMatch, SyntaxFallback
 from patchsmith.codemod.recipe import AstGrepRule, Language, Recipe
 from patchsmith.codemod.workset import WorkSet
@@ -126,6 +127,9 @@ def _ast_grep(
             data = work.data(path)
             assert data is not None
             new, deferred = apply_groups(data, groups)
+            taken = [g for g in groups if g not in deferred]
+            new, refusal = keep_layout(path, data, taken, new)
+            work.note_edits(path, data, [(g.start, g.end) for g in taken], refusal)
             work.set(path, new)
             if deferred:
                 deferred_paths.append(path)

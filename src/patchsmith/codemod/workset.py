@@ -45,6 +45,11 @@ class WorkSet:
         self._original: dict[str, bytes] = {}
         self._current: dict[str, bytes] = {}
         self.unreadable: dict[str, str] = {}
+        self.spans: dict[str, list[tuple[int, int]] | None] = {}
+        """Per file, the byte ranges of the original that rules' matches replaced (`None`
+        once a rule edited text an earlier one had changed: ranges no longer comparable)."""
+        self.refusals: dict[str, str] = {}
+        """Per file, why the formatting guard refuses it (`codemod.layout`)."""
 
     @classmethod
     def from_texts(cls, texts: dict[str, bytes], folder: Path) -> WorkSet:
@@ -88,6 +93,20 @@ class WorkSet:
             self._current.pop(path, None)
         else:
             self._current[path] = data
+
+    def note_edits(
+        self, path: str, data: bytes, ranges: Sequence[tuple[int, int]], refusal: str | None
+    ) -> None:
+        """Record that edits over `ranges` of `data` (the file's bytes then) were made, and
+        the formatting guard's refusal of them, if any."""
+        if refusal is not None:
+            self.refusals.setdefault(path, refusal)
+        if data != self._original.get(path):
+            self.spans[path] = None
+            return
+        known = self.spans.setdefault(path, [])
+        if known is not None:
+            known.extend(ranges)
 
     def set_text(self, path: str, text: str) -> None:
         self.set(path, text.encode("utf-8"))

@@ -23,7 +23,7 @@ th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-alig
 td.num{text-align:right}
 .status{font-weight:600;white-space:nowrap}
 .changed{color:#1a7f37}.no_op{color:#57606a}.refused{color:#9a6700}
-.verification_failed{color:#cf222e}.error{color:#cf222e}
+.verification_failed{color:#cf222e}.error{color:#cf222e}.skipped{color:#57606a}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:40em;margin:4px 0}
 .add{color:#1a7f37}.del{color:#cf222e}.hunk{color:#8250df}
 #filters label{margin-right:1em}

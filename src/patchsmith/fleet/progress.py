@@ -60,7 +60,9 @@ class LiveProgress:
         failed = sum(c[s] for s in _FAILED)
         return (
             f"changed {c[FleetStatus.CHANGED]} · no-op {c[FleetStatus.NO_OP]} · "
-            f"refused {c[FleetStatus.REFUSED]} · failed {failed}"
+            f"refused {c[FleetStatus.REFUSED]} · "
+            + (f"skipped {c[FleetStatus.SKIPPED]} · " if c[FleetStatus.SKIPPED] else "")
+            + f"failed {failed}"
         )
 
     def __call__(self, result: RepoResult | None, done: int, total: int) -> None:

@@ -17,14 +17,17 @@ class FleetStatus(StrEnum):
     refused it, nothing written. `verification_failed`: verification found failures the
     change introduced. `verification_error`: verification ran but established nothing
     (the tool is missing, pytest exit 4/5, a timeout, a crash): the change is not
-    counted as changed. `error`: the repository could not be checked out, timed out, or
-    its worker failed."""
+    counted as changed. `skipped`: verification was skipped because the repository
+    defines no profile the run asked for (`--verify X`, a recipe's `compiles: X`); the
+    reason is in `errors`, and the change is not counted as changed (nothing proved it).
+    `error`: the repository could not be checked out, timed out, or its worker failed."""
 
     CHANGED = "changed"
     NO_OP = "no_op"
     REFUSED = "refused"
     VERIFICATION_FAILED = "verification_failed"
     VERIFICATION_ERROR = "verification_error"
+    SKIPPED = "skipped"
     ERROR = "error"
 
 

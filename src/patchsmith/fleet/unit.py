@@ -263,18 +263,26 @@ _VERIFICATION_CHECKS = ("compiles", "tests_pass", "parses")
 def _refusal(errors: Sequence[PatchFailure]) -> FleetStatus:
     """`verification_failed` when verification refused the change, `error` when it could
     not run (an untrusted repository: retried after trust), `verification_error` when it
-    ran but could not establish anything, else `refused`."""
+    ran but could not establish anything, `skipped` when no profile here could decide a
+    check the recipe asks for, else `refused`."""
     if any(e.code is FailureCode.UNTRUSTED_REPOSITORY for e in errors):
         return FleetStatus.ERROR
     if any(e.code is FailureCode.VERIFICATION_ERROR for e in errors):
         return FleetStatus.VERIFICATION_ERROR
-    for error in errors:
-        if error.code is FailureCode.VERIFICATION_FAILED:
-            return FleetStatus.VERIFICATION_FAILED
-        if error.code is FailureCode.POSTCONDITION_FAILED and (error.rule or "").startswith(
-            _VERIFICATION_CHECKS
-        ):
-            return FleetStatus.VERIFICATION_FAILED
+    checks = [
+        e.rule or ""
+        for e in errors
+        if e.code is FailureCode.POSTCONDITION_FAILED
+        and (e.rule or "").startswith(_VERIFICATION_CHECKS)
+    ]
+    if any(e.code is FailureCode.VERIFICATION_FAILED for e in errors) or any(
+        ":" not in rule for rule in checks
+    ):
+        return FleetStatus.VERIFICATION_FAILED
+    if any(rule.endswith(":error") for rule in checks):
+        return FleetStatus.VERIFICATION_ERROR
+    if checks and len(checks) == len(errors):
+        return FleetStatus.SKIPPED  # every refusal is a check no profile here decides
     return FleetStatus.REFUSED
 
 
@@ -305,8 +313,12 @@ def _verified(unit: WorkUnit, root: Path, result: RepoResult) -> RepoResult:
         if outcome.verdict is Verdict.ERROR
     ]
     errors = (*result.errors, *report.errors, *introduced, *unestablished)
+    missing = any(e.code is FailureCode.UNKNOWN_PROFILE for e in report.errors)
     if introduced:
         status = FleetStatus.VERIFICATION_FAILED
+    elif missing and not unestablished:
+        # the repository has no such profile: nothing ran, nothing is claimed
+        status = FleetStatus.SKIPPED
     elif report.status is Verdict.ERROR:
         # nothing was proven: never counted as changed
         status = FleetStatus.VERIFICATION_ERROR

@@ -24,7 +24,7 @@ from patchsmith.runtime.syntax import ParseProblems, Span, parse_problems, pytho
 if TYPE_CHECKING:
     pass
 
-__all__ = ["SyntaxGuard"]
+__all__ = ["SyntaxGuard", "syntax_failure"]
 
 
 class SyntaxGuard(Guard):
@@ -119,6 +119,12 @@ class SyntaxGuard(Guard):
             "the excerpt is the new text the edit would have written, around the error"
         )
         return replace(failure, excerpt=excerpt, hint=hint)
+
+
+def syntax_failure(change: FileChange) -> PatchFailure | None:
+    """The syntax guard's verdict on one change (its SYNTAX_ERROR, or `None`): a file that
+    did not parse before is judged by where its new problems are, not by their count."""
+    return SyntaxGuard()._check_one(change)
 
 
 _LINE = re.compile(r"\bline (\d+)")

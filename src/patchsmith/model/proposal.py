@@ -584,11 +584,15 @@ def _describe(exc: ValidationError) -> str:
 def proposal_json_schema() -> dict[str, object]:
     """The JSON Schema of `PatchProposal` (committed as docs/proposal.schema.json).
 
-    Properties are snake_case; each object also accepts the camelCase spelling of a
-    property (the same schema), and a required property may be given in either.
+    Properties are snake_case; each object also lists the camelCase spelling of a
+    property (the same schema), which `load_proposal` accepts. Top-level `required`
+    names every field `propose` needs in its snake_case spelling (`proposal_id`,
+    `run_id`, `attempt_no`, ...): that list is what agents and code generators read,
+    and an either-spelling rule hidden in `allOf` read as optional (ADR 0036). In
+    nested objects a required property may be given in either spelling.
     """
     schema: dict[str, object] = PatchProposal.model_json_schema(by_alias=False)
-    _with_camel_case(schema)
+    _with_camel_case(schema, required_as_written=True)
     for definition in _definitions(schema):
         _with_camel_case(definition)
     return schema
@@ -600,14 +604,14 @@ def _definitions(schema: dict[str, object]) -> list[dict[str, object]]:
     return [value for value in found.values() if isinstance(value, dict)]
 
 
-def _with_camel_case(node: dict[str, object]) -> None:
+def _with_camel_case(node: dict[str, object], *, required_as_written: bool = False) -> None:
     properties = node.get("properties")
     if not isinstance(properties, dict):
         return
     camel = {to_camel(name): value for name, value in properties.items() if to_camel(name) != name}
     properties.update(camel)
     required = node.get("required")
-    if not isinstance(required, list):
+    if not isinstance(required, list) or required_as_written:
         return
     either = [name for name in required if to_camel(name) != name]
     if either:
