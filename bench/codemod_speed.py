@@ -43,6 +43,7 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
@@ -232,8 +233,22 @@ def fetch_package(spec: str, cache: Path) -> Path:
     return next(p for p in cache.glob(f"{name}-{version or '*'}") if p.is_dir())
 
 
-def imports_run(root: Path, *, with_imports: bool) -> tuple[float, int, int]:
-    """Seconds for a dry run of the import recipe over `root`, files changed, imports added."""
+IMPORT_LINE = re.compile(
+    r"^\+(?:from datetime import .*\btimezone\b.*|\s+timezone,?\s*(?:#.*)?)$", re.M
+)
+FREE_USE = re.compile(r"^\+(?!from |import ).*(?<![\w.])timezone\.utc\b", re.M)
+
+
+def imports_counted(diffs: list[str]) -> tuple[int, int]:
+    """Files whose diff adds `timezone` to an import, and how many of them add no free use
+    of it (an unused import: must be 0)."""
+    given = [d for d in diffs if IMPORT_LINE.search(d)]
+    return len(given), sum(1 for d in given if not FREE_USE.search(d))
+
+
+def imports_run(root: Path, *, with_imports: bool) -> tuple[float, int, tuple[int, int]]:
+    """Seconds for a dry run of the import recipe over `root`, files changed, and the
+    imports it added (files given one, those of them that do not use it)."""
     from patchsmith.codemod import parse_recipe, run_recipe
     from patchsmith.codemod.recipe import Recipe
 
@@ -243,25 +258,26 @@ def imports_run(root: Path, *, with_imports: bool) -> tuple[float, int, int]:
     report = run_recipe(recipe, root, apply=False, record=False)
     elapsed = time.perf_counter() - started
     assert report.ok and not report.errors, report.to_text(diffs=False)
-    added = report.to_text(diffs=True).count("\n+from datetime import timezone")
-    return elapsed, report.files_changed, added
+    return elapsed, report.files_changed, imports_counted([f.diff for f in report.files])
 
 
 def compare_imports(root: Path, repeat: int) -> dict[str, float | int]:
     """Best-of-`repeat` seconds with and without the import step, taking turns."""
     with_: list[float] = []
     without: list[float] = []
-    changed = added = 0
+    changed = added = unused = 0
     for turn in range(repeat):
         for flag in (True, False) if turn % 2 == 0 else (False, True):
-            seconds, changed, found = imports_run(root, with_imports=flag)
+            seconds, changed, counted = imports_run(root, with_imports=flag)
             (with_ if flag else without).append(seconds)
-            added = max(added, found)
+            if flag:
+                added, unused = counted
     files = sum(1 for _ in root.rglob("*.py"))
     return {
         "files": files,
         "changed": changed,
         "added": added,
+        "unused": unused,
         "without": min(without),
         "with": min(with_),
         "ratio": min(with_) / min(without),
@@ -270,10 +286,11 @@ def compare_imports(root: Path, repeat: int) -> dict[str, float | int]:
 
 def imports_table(package: str, result: dict[str, float | int]) -> str:
     return (
-        f"| package | .py files | changed | `from datetime import timezone` added | "
+        f"| package | .py files | changed | given `timezone` | unused | "
         f"without imports (s) | with imports (s) | ratio | target |\n"
-        f"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        f"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
         f"| {package} | {result['files']} | {result['changed']} | {result['added']} | "
+        f"{result['unused']} | "
         f"{result['without']:.2f} | {result['with']:.2f} | {result['ratio']:.2f} | ≤ 2 |"
     )
 
