@@ -427,3 +427,26 @@ def test_property_only_used_names_and_only_the_block(
 
 def test_module_has_an_exact_public_surface() -> None:
     assert {"ImportSpec", "Usage", "fix_source", "parse_spec", "usage"} == set(pyimports.__all__)
+
+
+def test_two_imports_of_one_module_go_in_in_order() -> None:
+    before = "import os\n\nx = old()\n"
+    new = "import os\n\nx = datetime.now(timezone.utc)\n"
+    specs = [TIMEZONE, ImportSpec("datetime", "datetime")]
+
+    after = fix_source(before, new, specs, [])
+
+    assert "import os\nfrom datetime import datetime, timezone\n\n" + new[11:] == after
+
+
+def test_too_deep_a_file_is_refused(tmp_path: Path) -> None:
+    deep = "x = " + "-" * 2000 + "1\n"  # parses, but its tree is deeper than the stack
+    work = WorkSet.from_texts({"m.py": (deep + "y = f()\n").encode()}, tmp_path)
+    work.set_text("m.py", deep + "y = timezone\n")
+    imports = Imports(add=("from datetime import timezone",))
+
+    failure = fix_imports(imports, work, ["m.py"])
+
+    assert failure is not None
+    assert FailureCode.CODEMOD_BACKEND_ERROR == failure.code
+    assert "nested too deeply" in failure.message

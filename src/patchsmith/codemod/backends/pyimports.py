@@ -609,19 +609,20 @@ def fix_source(
         return new
     tree = ast.parse(new)
     used = usage(tree)
-    text = _Text(new)
-    edits: list[_Edit] = []
+    result = new
+    bound = set(used.module_bound)
     for spec in dict.fromkeys(wanted):
-        if spec.bound not in used.free or spec.bound in used.module_bound:
+        if spec.bound not in used.free or spec.bound in bound:
             continue
-        edits.extend(_addition(spec, tree, text))
-        used = Usage(used.free, used.module_bound | {spec.bound})
-    result = _apply(new, edits)
+        if result is not new:
+            tree = ast.parse(result)  # a second import goes in after the first, in order
+        result = _apply(result, _addition(spec, tree, _Text(result)))
+        bound.add(spec.bound)
     if not unwanted:
         return result
-    if edits:
+    if result is not new:
         tree = ast.parse(result)
-        text = _Text(result)
+    text = _Text(result)
     removals = [
         edit
         for spec in dict.fromkeys(unwanted)

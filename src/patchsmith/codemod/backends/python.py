@@ -347,5 +347,12 @@ def fix_imports(imports: Imports, work: WorkSet, paths: Iterable[str]) -> PatchF
                 file=path,
                 hint="run patchsmith with the Python version the code is written for",
             )
+        except RecursionError:
+            return PatchFailure(
+                FailureCode.CODEMOD_BACKEND_ERROR,
+                "imports: the changed file is nested too deeply for its names to be resolved",
+                file=path,
+                hint="leave this file out of the recipe's scope and change its imports by hand",
+            )
         work.set_text(path, new)
     return None
