@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from patchsmith.cli import main
 from patchsmith.codemod import RecipeStatus, run_recipe
 from patchsmith.codemod.backends import pyimports
 from patchsmith.codemod.backends.pyimports import ImportSpec, fix_source, parse_spec, usage
@@ -450,3 +451,36 @@ def test_too_deep_a_file_is_refused(tmp_path: Path) -> None:
     assert failure is not None
     assert FailureCode.CODEMOD_BACKEND_ERROR == failure.code
     assert "nested too deeply" in failure.message
+
+
+def test_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`patchsmith recipe run FILE --apply`: the import lands only where the name is free."""
+    workspace = tmp_path / "ws"
+    write_tree(
+        workspace,
+        {
+            "a.py": "from datetime import (\n    date,\n    datetime,\n)\n\n"
+            "now = datetime.utcnow()\n",
+            "b.py": "import datetime\n\nnow = datetime.datetime.utcnow()\n",
+        },
+    )
+    recipe_file = tmp_path / "utc.yaml"
+    recipe_file.write_text(TestFixImports.RECIPE.replace("recipe_id: utc", "recipe_id: utc-cli"))
+    modules = (
+        "  - type: ast_grep_rule\n    rule: {pattern: datetime.datetime.utcnow()}\n"
+        "    fix: datetime.datetime.now(datetime.timezone.utc)\n"
+    )
+    recipe_file.write_text(recipe_file.read_text().replace("imports:", modules + "imports:"))
+
+    code = main(["recipe", "run", str(recipe_file), "-C", str(workspace), "--apply"])
+    capsys.readouterr()
+
+    assert 0 == code
+    assert (
+        "from datetime import (\n    date,\n    datetime,\n    timezone,\n)\n\n"
+        "now = datetime.now(timezone.utc)\n" == (workspace / "a.py").read_text()
+    )
+    assert (
+        "import datetime\n\nnow = datetime.datetime.now(datetime.timezone.utc)\n"
+        == (workspace / "b.py").read_text()
+    )
