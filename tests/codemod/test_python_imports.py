@@ -119,6 +119,16 @@ CORPUS: dict[str, tuple[str, str]] = {
         "from datetime import (\n    datetime,\n    timezone,\n    tzinfo,\n)\n\n"
         "now = datetime.now(timezone.utc)\n",
     ),
+    "parenthesized, closing on the last name's line": (
+        "from datetime import (\n    date,\n    datetime)\n\nnow = datetime.utcnow()\n",
+        "from datetime import (\n    date,\n    datetime, timezone)\n\n"
+        "now = datetime.now(timezone.utc)\n",
+    ),
+    "backslash continuation": (
+        "from datetime import \\\n    date, \\\n    datetime\n\nnow = datetime.utcnow()\n",
+        "from datetime import \\\n    date, \\\n    datetime, timezone\n\n"
+        "now = datetime.now(timezone.utc)\n",
+    ),
     "module not imported yet: its line in the stdlib group": (
         "import os\nimport sys\nfrom pathlib import Path\n\nimport requests\n\n"
         "now = datetime.utcnow()\n",
@@ -383,6 +393,10 @@ HEADERS = [
     "from datetime import datetime\nfrom datetime import timedelta\n",
     "import datetime as dt\nfrom datetime import datetime\n\nimport requests\n",
     "from datetime import datetime, timezone\n",
+    "from datetime import (\n    date,\n    datetime)\n",
+    "from datetime import \\\n    date, \\\n    datetime\n",
+    "from datetime import (datetime,\n                      date)\n",
+    '"""Doc."""\n',
 ]
 BODY_LINES = [
     "a = datetime.utcnow()\n",

@@ -423,10 +423,18 @@ def _apply(text: str, edits: Iterable[_Edit]) -> str:
     return text
 
 
-def _one_per_line(node: ast.ImportFrom) -> bool:
-    """`from m import (` with each name on a line of its own below it."""
+def _one_per_line(node: ast.ImportFrom, text: _Text) -> bool:
+    """`from m import (` with each name on a line of its own below it, and the closing
+    parenthesis on a line of its own too (so a name can be added as a line)."""
     lines = [alias.lineno for alias in node.names]
-    return len(set(lines)) == len(lines) and node.lineno not in lines
+    if len(set(lines)) != len(lines) or node.lineno in lines:
+        return False
+    opening = text.line(node.lineno).split("#")[0].rstrip()
+    last = node.names[-1]
+    assert last.end_lineno is not None and last.end_col_offset is not None
+    after = text.line(last.end_lineno).encode("utf-8")[last.end_col_offset :].decode("utf-8")
+    after = after.split("#")[0].strip()
+    return opening.endswith("(") and after in ("", ",")
 
 
 def _name_into(spec: ImportSpec, node: ast.ImportFrom, text: _Text) -> list[_Edit]:
@@ -436,7 +444,7 @@ def _name_into(spec: ImportSpec, node: ast.ImportFrom, text: _Text) -> list[_Edi
     key = _key_of(names)
     at = len(names) if key is None else bisect.bisect([key(n) for n in names], key(spec.name))
     aliases = node.names
-    if _one_per_line(node):
+    if _one_per_line(node, text):
         if at < len(aliases):
             line = text.line(aliases[at].lineno)
             indent = line[: len(line) - len(line.lstrip())]
