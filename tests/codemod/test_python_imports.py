@@ -150,6 +150,10 @@ CORPUS: dict[str, tuple[str, str]] = {
         '"""Doc."""\n\nnow = datetime.utcnow()\n',
         '"""Doc."""\n\nfrom datetime import timezone\n\nnow = datetime.now(timezone.utc)\n',
     ),
+    "no imports, a function next: two blank lines": (
+        "def stamp():\n    return datetime.utcnow()\n",
+        "from datetime import timezone\n\n\ndef stamp():\n    return datetime.now(timezone.utc)\n",
+    ),
     "no imports, a shebang": (
         "#!/usr/bin/env python\nnow = datetime.utcnow()\n",
         "#!/usr/bin/env python\n\nfrom datetime import timezone\n\n"

@@ -521,8 +521,17 @@ def _first_import(line: str, tree: ast.Module, text: _Text) -> _Edit:
         while at <= len(text.starts) and text.line(at).lstrip().startswith("#"):
             at += 1
     before = text.newline if at > 1 and not text.is_blank(at - 1) else ""
-    last = at > len(text.starts) or (at == len(text.starts) and not text.line(at))
-    after = "" if last or text.is_blank(at) else text.newline
+    following = next((s for s in body if s.lineno >= at), None)
+    after = ""
+    if following is not None:
+        # isort's and ruff's spacing: two blank lines before a `def` or `class`, else one
+        wanted = (
+            2 if isinstance(following, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else 1
+        )
+        blank = 0
+        while at + blank < following.lineno and text.is_blank(at + blank):
+            blank += 1
+        after = text.newline * max(0, wanted - blank)
     start = text.line_start(at)
     if start == len(text.text) and text.text and not text.text.endswith(("\n", "\r")):
         before = text.newline + before
