@@ -24,6 +24,14 @@ Every copy is made and flushed before the first timing and removed after the las
 applies take turns going first, and the disk is flushed after each: making or removing tens
 of thousands of files, or leaving another run's writes unflushed, slows whatever runs next.
 
+Imports (`--imports`, on its own): a deprecation recipe (`datetime.utcnow()` →
+`datetime.now(timezone.utc)` adding `from datetime import timezone`, its module-style twin, and
+`assertEquals` → `assertEqual`) run as a dry run on a real package, with and without its
+`imports:` section, taking turns, best of `--repeat`. The package's source distribution
+(`--package`, default boto 2.49.0: 721 `.py` files) is fetched once with `pip download --no-deps
+--no-binary :all:` into `--cache` (default `$XDG_CACHE_HOME/patchsmith-bench`) and unpacked there.
+Target: with imports ≤ 2× without.
+
 Memory: each size in `--sizes` is run in a fresh interpreter (a dry run), and its peak resident
 memory is reported beside the tree's size; a flat column means memory does not grow with the
 number of files. Prints markdown tables; compare ratios from one run, not absolute times.
@@ -35,10 +43,12 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -177,13 +187,138 @@ def peak_memory(files: int, every: int) -> tuple[float, int]:
     return int(peak_kib) / 1024, int(changed)
 
 
+IMPORTS_RECIPE = """\
+recipe_id: bench-utcnow
+language: python
+summary: deprecated naive-UTC datetime calls to timezone-aware ones
+operations:
+  - type: ast_grep_rule
+    id: utcnow
+    rule: {pattern: datetime.utcnow()}
+    fix: datetime.now(timezone.utc)
+  - type: ast_grep_rule
+    id: utcnow-module
+    rule: {pattern: datetime.datetime.utcnow()}
+    fix: datetime.datetime.now(datetime.timezone.utc)
+  - type: ast_grep_rule
+    id: utcfromtimestamp
+    rule: {pattern: datetime.utcfromtimestamp($T)}
+    fix: "datetime.fromtimestamp($T, timezone.utc)"
+  - type: ast_grep_rule
+    id: assert-equals
+    rule: {pattern: $X.assertEquals($$$A)}
+    fix: $X.assertEqual($$$A)
+"""
+IMPORTS_SECTION = "imports:\n  add: [from datetime import timezone]\n"
+
+
+PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+PIP_DOWNLOAD += ["--no-binary", ":all:"]
+
+
+def fetch_package(spec: str, cache: Path) -> Path:
+    """The unpacked source distribution of `spec` (`name==version`), fetched once into `cache`."""
+    cache.mkdir(parents=True, exist_ok=True)
+    name, _, version = spec.partition("==")
+    unpacked = [p for p in cache.glob(f"{name}-{version or '*'}") if p.is_dir()]
+    if unpacked:
+        return unpacked[0]
+    subprocess.run(
+        [*PIP_DOWNLOAD, "--dest", str(cache), spec],
+        check=True,
+    )
+    archive = next(cache.glob(f"{name}-{version or '*'}.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(cache, filter="data")
+    return next(p for p in cache.glob(f"{name}-{version or '*'}") if p.is_dir())
+
+
+IMPORT_LINE = re.compile(
+    r"^\+(?:from datetime import .*\btimezone\b.*|\s+timezone,?\s*(?:#.*)?)$", re.M
+)
+FREE_USE = re.compile(r"^\+(?!from |import ).*(?<![\w.])timezone\.utc\b", re.M)
+
+
+def imports_counted(diffs: list[str]) -> tuple[int, int]:
+    """Files whose diff adds `timezone` to an import, and how many of them add no free use
+    of it (an unused import: must be 0)."""
+    given = [d for d in diffs if IMPORT_LINE.search(d)]
+    return len(given), sum(1 for d in given if not FREE_USE.search(d))
+
+
+def imports_run(root: Path, *, with_imports: bool) -> tuple[float, int, tuple[int, int]]:
+    """Seconds for a dry run of the import recipe over `root`, files changed, and the
+    imports it added (files given one, those of them that do not use it)."""
+    from patchsmith.codemod import parse_recipe, run_recipe
+    from patchsmith.codemod.recipe import Recipe
+
+    recipe = parse_recipe(IMPORTS_RECIPE + (IMPORTS_SECTION if with_imports else ""))
+    assert isinstance(recipe, Recipe)
+    started = time.perf_counter()
+    report = run_recipe(recipe, root, apply=False, record=False)
+    elapsed = time.perf_counter() - started
+    assert report.ok and not report.errors, report.to_text(diffs=False)
+    return elapsed, report.files_changed, imports_counted([f.diff for f in report.files])
+
+
+def compare_imports(root: Path, repeat: int) -> dict[str, float | int]:
+    """Best-of-`repeat` seconds with and without the import step, taking turns."""
+    with_: list[float] = []
+    without: list[float] = []
+    changed = added = unused = 0
+    for turn in range(repeat):
+        for flag in (True, False) if turn % 2 == 0 else (False, True):
+            seconds, changed, counted = imports_run(root, with_imports=flag)
+            (with_ if flag else without).append(seconds)
+            if flag:
+                added, unused = counted
+    files = sum(1 for _ in root.rglob("*.py"))
+    return {
+        "files": files,
+        "changed": changed,
+        "added": added,
+        "unused": unused,
+        "without": min(without),
+        "with": min(with_),
+        "ratio": min(with_) / min(without),
+    }
+
+
+def imports_table(package: str, result: dict[str, float | int]) -> str:
+    return (
+        f"| package | .py files | changed | given `timezone` | unused | "
+        f"without imports (s) | with imports (s) | ratio | target |\n"
+        f"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        f"| {package} | {result['files']} | {result['changed']} | {result['added']} | "
+        f"{result['unused']} | "
+        f"{result['without']:.2f} | {result['with']:.2f} | {result['ratio']:.2f} | ≤ 2 |"
+    )
+
+
+def main_imports(args: argparse.Namespace) -> None:
+    root = fetch_package(args.package, Path(args.cache))
+    result = compare_imports(root, args.repeat)
+    print(
+        f"# codemod imports — {datetime.date.today()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, best of {args.repeat}, dry runs\n"
+    )
+    print(imports_table(args.package, result))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sizes", default="1000,5000,10000")
+    parser.add_argument("--imports", action="store_true", help="only the import-step comparison")
+    parser.add_argument("--package", default="boto==2.49.0")
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchsmith-bench"
+    parser.add_argument("--cache", default=str(cache))
     args = parser.parse_args()
+    if args.imports:
+        main_imports(args)
+        return
 
     work = Path(tempfile.mkdtemp(prefix="patchsmith-bench-"))
     try:

@@ -1,4 +1,4 @@
-"""Python through libcst: renames that follow scopes and imports, and import management.
+"""Python through libcst: renames that follow scopes and imports; import changes (`pyimports`).
 
 libcst keeps every byte it does not change (comments, blank lines, quotes), and its
 scope and qualified-name analysis tells a reference to the renamed function from a
@@ -9,18 +9,18 @@ Files are transformed in a process pool when there are many of them.
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem, RemoveImportsVisitor
 from libcst.helpers import get_absolute_module_from_package_for_import
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from patchsmith.codemod.backend_table import fixes_imports, runs
+from patchsmith.codemod.backends import pyimports
 from patchsmith.codemod.matches import SeenMatch
 from patchsmith.codemod.recipe import Imports, Language, RenameSymbol
 from patchsmith.codemod.workset import WorkSet
@@ -310,72 +310,54 @@ def rename_symbol(
     return None
 
 
-def _import_item(spec: str) -> ImportItem | None:
-    words = spec.split()
-    if len(words) == 4 and words[0] == "from" and words[2] == "import":
-        return ImportItem(words[1], words[3])
-    if len(words) == 2 and words[0] == "import":
-        return ImportItem(words[1])
-    if len(words) == 1:
-        return ImportItem(words[0])
-    return None
-
-
-def _used_names(tree: cst.Module) -> set[str]:
-    used: set[str] = set()
-
-    class Collect(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> bool:
-            return False
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            used.add(node.value)
-
-    tree.visit(Collect())
-    return used
-
-
 @fixes_imports(Language.PYTHON)
 def fix_imports(
     imports: Imports, work: WorkSet, paths: Iterable[str], **_unused: object
 ) -> PatchFailure | None:
-    """Add the listed imports a changed file uses; remove the listed ones it no longer uses.
+    """Add the listed imports where a file's edits brought the name in and it is used; remove
+    the listed ones where the edits took a use out and nothing uses the name any more.
 
     An import is written `from pkg.mod import name` or `import pkg.mod` (or just `pkg.mod`).
+    Files the edits did not touch, or whose edits do not mention the name, are not parsed;
+    the others are edited in place, in their own import layout (`pyimports`).
     """
-    adds = [(spec, _import_item(spec)) for spec in imports.add]
-    removes = [(spec, _import_item(spec)) for spec in imports.remove]
-    bad = [spec for spec, item in (*adds, *removes) if item is None]
+    specs = [(spec, pyimports.parse_spec(spec)) for spec in (*imports.add, *imports.remove)]
+    bad = [spec for spec, parsed in specs if parsed is None]
     if bad:
         return PatchFailure(
             FailureCode.INVALID_RECIPE,
             f"imports: cannot read {bad[0]!r}",
             hint="write `from pkg.mod import name` or `import pkg.mod`",
         )
+    parsed = [p for _, p in specs if p is not None]
+    adds, removes = parsed[: len(imports.add)], parsed[len(imports.add) :]
     for path in paths:
         if not path.endswith((".py", ".pyi")):
             continue
         text = work.text(path)
         if text is None:
             continue
+        old = work.original(path).decode("utf-8")
         try:
-            tree = cst.parse_module(text)
-        except cst.ParserSyntaxError:
-            continue  # the syntax guard reports it
-        used = _used_names(tree)
-        context = CodemodContext()
-        for _, item in adds:
-            assert item is not None
-            wanted = item.alias or item.obj_name or item.module.split(".")[0]
-            if wanted in used:
-                AddImportsVisitor.add_needed_import(context, item.module, item.obj_name, item.alias)
-        for _, item in removes:
-            assert item is not None
-            RemoveImportsVisitor.remove_unused_import(context, item.module, item.obj_name)
-        tree = AddImportsVisitor(context).transform_module(tree)
-        tree = RemoveImportsVisitor(context).transform_module(tree)
-        work.set_text(path, tree.code)
+            new = pyimports.fix_source(old, text, adds, removes)
+        except (SyntaxError, ValueError):
+            try:
+                cst.parse_module(text)
+            except cst.ParserSyntaxError:
+                continue  # the syntax guard reports it
+            return PatchFailure(
+                FailureCode.CODEMOD_BACKEND_ERROR,
+                f"imports: Python {sys.version_info[0]}.{sys.version_info[1]}'s parser cannot "
+                "read the changed file, so its imports cannot be checked",
+                file=path,
+                hint="run patchsmith with the Python version the code is written for",
+            )
+        except RecursionError:
+            return PatchFailure(
+                FailureCode.CODEMOD_BACKEND_ERROR,
+                "imports: the changed file is nested too deeply for its names to be resolved",
+                file=path,
+                hint="leave this file out of the recipe's scope and change its imports by hand",
+            )
+        work.set_text(path, new)
     return None
