@@ -153,9 +153,12 @@ def survey(
     if cue is Cue.TEST:
         files.extend(_tests_of(named, inventory, reasons))
     files = list(dict.fromkeys(files))
+    typed = given is not None and "files" in given.model_fields_set
+    if given is not None and typed:
+        files = list(given.files)  # still classified and measured below
     generated = tuple(p for p in files if inventory.get(p) is FileKind.GENERATED)
 
-    if plan_source is None and files:
+    if (plan_source is None or typed) and files:
         changed_lines = _estimate(files, base, inventory, cue, reasons)
     profiles = _command_profiles(base, files, inventory, reasons)
     _verify_profiles(base, reasons)
