@@ -144,7 +144,9 @@ class TestStrategyCheck:
 
 _paths = st.lists(
     st.one_of(
-        st.sampled_from(["a.py", "src/b.ts", "README.md", "x.toml", "poetry.lock", "go.sum"]),
+        st.sampled_from(
+            ["a.py", "src/b.ts", "README.md", "x.toml", "poetry.lock", "go.sum", "pom.xml"]
+        ),
         st.text(alphabet="abc./_-", min_size=1, max_size=12),
     ),
     max_size=8,
@@ -157,6 +159,9 @@ _facts = st.builds(
     recipe=st.one_of(st.none(), st.just("r")),
     structural_rule=st.booleans(),
     command=st.one_of(st.none(), st.just("npm-lock")),
+    generated_files=st.sampled_from([(), ("a.py",), ("gen/x.ts",)]),
+    cue=st.one_of(st.none(), st.sampled_from(list(Cue))),
+    profiles=st.sampled_from([(), ("maven-dependency-version",)]),
 )
 
 

@@ -156,6 +156,22 @@ class TestCallerFacts:
         assert ("BUILD_TOOL_GENERATED", "generated") == (data["strategy"], data["rule"])
         assert {"source": "caller", "text": "command: npm-lock"} in data["reasons"]
 
+    def test_facts_file_with_a_repository(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """--facts with -C: the file's facts replace what was read, the rest is read."""
+        root = BY_ID["java-call-sites"].build(tmp_path / "repo")
+        facts = tmp_path / "facts.json"
+        facts.write_text('{"files": ["pom.xml"]}')
+
+        argv = ["select", "-C", str(root), "--facts", str(facts), "--objective", "bump it"]
+        code = patchsmith.cli.main([*argv, "--json"])
+        data = json.loads(capsys.readouterr().out)
+
+        assert 0 == code
+        assert ["pom.xml"] == data["facts"]["files"]
+        assert ("BUILD_TOOL_GENERATED", "manifest-bump") == (data["strategy"], data["rule"])
+
     def test_old_facts_keep_working_without_a_repository(
         self, capsys: pytest.CaptureFixture[str]
     ) -> None:
@@ -231,6 +247,16 @@ class TestReading:
     ) -> None:
         assert 2 == patchsmith.cli.main(["select", "-C", str(tmp_path), *argv])
         assert "INVALID_TASK" in capsys.readouterr().err
+
+    def test_a_dependency_is_matched_by_its_coordinates_not_a_substring(
+        self, tmp_path: Path
+    ) -> None:
+        root = BY_ID["maven-minor-bump"].build(tmp_path / "repo")
+
+        found = survey(root, "bump com.acme:id to 2.0")
+
+        assert not isinstance(found, PatchFailure)
+        assert () == found.facts.files
 
     def test_a_bump_without_coordinates_takes_every_manifest(self, tmp_path: Path) -> None:
         root = BY_ID["maven-minor-bump"].build(tmp_path / "repo")

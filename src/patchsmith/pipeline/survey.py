@@ -327,7 +327,11 @@ def _bumped_manifests(
     hits = []
     for path in manifests:
         text = _read(root / path)
-        if any(artifact in text for _, artifact in coordinates):
+        # `group:artifact` (Gradle, a catalog) or Maven's `<artifactId>` element
+        if any(
+            f"{group}:{artifact}" in text or f"<artifactId>{artifact}</artifactId>" in text
+            for group, artifact in coordinates
+        ):
             hits.append(path)
     names = ", ".join(f"{g}:{a}" for g, a in coordinates)
     target = f" to {version.group(1)}" if version else ""
@@ -409,9 +413,7 @@ def _command_profiles(
     found: list[str] = []
     for name, profile in sorted(loaded.items()):
         # `*.py` says what a formatter may touch, not which files a tool generates
-        expected = tuple(
-            p for p in profile.expected_changed_paths if not _SUFFIX_ONLY.fullmatch(p)
-        )
+        expected = tuple(p for p in profile.expected_changed_paths if not _SUFFIX_ONLY.fullmatch(p))
         covered = [p for p in written if expected and matches(expected, p)]
         if covered:
             found.append(name)
