@@ -17,6 +17,7 @@ from tests.pipeline.selector_cases import POM
 from tests.workspace_snapshot import snapshot_tree
 
 from patchsmith import propose, run_command
+from patchsmith.cli import main
 from patchsmith.commands.profiles import BUILTIN_PROFILES, render_argv
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.model.proposal import ProposalStrategy as S
@@ -210,6 +211,21 @@ class TestWithStubs:
 
         assert report.ok, report.errors
         assert not any("selector" in note for note in report.notes)
+        assert "<version>1.3.0</version>" in (root / "pom.xml").read_text()
+
+    def test_the_suggested_command_line_runs(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The command line the selector's reasons suggest is one `patchsmith` runs."""
+        root = _maven(tmp_path / "repo")
+        selection = select_in(root, "Bump com.acme:ids from 1.2.0 to 1.3.0")
+        assert not isinstance(selection, PatchFailure)
+        line = next(r.text for r in selection.reasons if r.text.startswith("patchsmith run"))
+        argv = line.removesuffix(" would make it").split()[1:]
+
+        code = main([*argv, "-C", str(root), "--trust", "--allow-unverified", "--no-record"])
+
+        assert 0 == code, capsys.readouterr()
         assert "<version>1.3.0</version>" in (root / "pom.xml").read_text()
 
     def test_gradle_updates_the_lock(self, tmp_path: Path) -> None:

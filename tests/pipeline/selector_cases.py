@@ -267,6 +267,8 @@ CASES: tuple[Case, ...] = (
             "the objective says bump",
             "pom.xml declare(s) com.acme:ids (bumped to 1.3.0)",
             "command profile maven-dependency-version may write pom.xml",
+            "patchsmith run-command maven-dependency-version --param artifact=com.acme:ids "
+            "--param version=1.3.0 would make it",
         ),
         expects=("COMPILES",),
     ),

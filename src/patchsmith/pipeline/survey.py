@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from patchsmith.codemod.recipe import Recipe
     from patchsmith.codemod.runner import RecipeSource
 
-__all__ = ["CUES", "CUE_LINES", "MAX_FILES", "Survey", "select_in", "survey"]
+__all__ = ["CUES", "CUE_LINES", "MAVEN_BUMP", "MAX_FILES", "Survey", "select_in", "survey"]
 
 CUES: tuple[tuple[Cue, tuple[str, ...]], ...] = (
     (Cue.REGENERATE, ("regenerate", "re-generate", "generate", "codegen")),
@@ -53,6 +53,9 @@ CUES: tuple[tuple[Cue, tuple[str, ...]], ...] = (
 
 CUE_LINES: Mapping[Cue, int] = {Cue.FIX: 40, Cue.TEST: 80}
 """A hand edit's changed lines when the objective's cue says how large it is."""
+
+MAVEN_BUMP = "maven-dependency-version"
+"""The command profile that bumps one Maven dependency (commands/profiles.py)."""
 
 MAX_FILES = 20_000
 """Files read at most (their names; the first lines of each for a generated marker)."""
@@ -161,6 +164,8 @@ def survey(
     if (plan_source is None or typed) and files:
         changed_lines = _estimate(files, base, inventory, cue, reasons)
     profiles = _command_profiles(base, files, inventory, reasons)
+    if cue is Cue.BUMP and MAVEN_BUMP in profiles:
+        _suggest_maven(text, reasons)
     _verify_profiles(base, reasons)
 
     facts = ChangeFacts(
@@ -344,6 +349,21 @@ def _bumped_manifests(
         )
     )
     return hits
+
+
+def _suggest_maven(objective: str, reasons: list[Reason]) -> None:
+    """The Maven profile's command line, when the objective names one artifact and a version."""
+    coordinates = [m for m in _COORDINATES.findall(objective) if not m[0].isdigit()]
+    version = _TO_VERSION.search(objective)
+    if len(coordinates) == 1 and version is not None:
+        group, artifact = coordinates[0]
+        reasons.append(
+            Reason(
+                "repository",
+                f"patchsmith run-command {MAVEN_BUMP} --param artifact={group}:{artifact} "
+                f"--param version={version.group(1)} would make it",
+            )
+        )
 
 
 def _tests_of(
