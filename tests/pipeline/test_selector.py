@@ -14,8 +14,10 @@ import patchsmith.cli
 from patchsmith.errors import FailureCode
 from patchsmith.model.proposal import ProposalStrategy as S
 from patchsmith.pipeline.selector import (
+    EXPECTATIONS,
     RULES,
     ChangeFacts,
+    Cue,
     FileKind,
     Rule,
     file_kind,
@@ -108,8 +110,9 @@ class TestTheTable:
         selection = select_strategy(ChangeFacts(files=("src/a.py",), changed_lines=500))
 
         assert [c.rule for c in selection.trace] == [r.id for r in RULES]
-        assert [False] * 5 + [True] == [c.matched for c in selection.trace]
-        assert "500 changed line(s) (> 400)" == selection.trace[4].reason
+        assert [False] * (len(RULES) - 1) + [True] == [c.matched for c in selection.trace]
+        small = [r.id for r in RULES].index("small-change")
+        assert "500 changed line(s) (> 400)" == selection.trace[small].reason
         assert "no file is a lockfile and no command named" == selection.trace[0].reason
 
     def test_file_kinds(self) -> None:
@@ -141,7 +144,9 @@ class TestStrategyCheck:
 
 _paths = st.lists(
     st.one_of(
-        st.sampled_from(["a.py", "src/b.ts", "README.md", "x.toml", "poetry.lock", "go.sum"]),
+        st.sampled_from(
+            ["a.py", "src/b.ts", "README.md", "x.toml", "poetry.lock", "go.sum", "pom.xml"]
+        ),
         st.text(alphabet="abc./_-", min_size=1, max_size=12),
     ),
     max_size=8,
@@ -154,6 +159,9 @@ _facts = st.builds(
     recipe=st.one_of(st.none(), st.just("r")),
     structural_rule=st.booleans(),
     command=st.one_of(st.none(), st.just("npm-lock")),
+    generated_files=st.sampled_from([(), ("a.py",), ("gen/x.ts",)]),
+    cue=st.one_of(st.none(), st.sampled_from(list(Cue))),
+    profiles=st.sampled_from([(), ("maven-dependency-version",)]),
 )
 
 
@@ -202,6 +210,104 @@ class TestDocumentedTable:
         ]
 
         assert expected == _doc_table()
+
+
+def _expects_table() -> list[list[str]]:
+    text = DOCS.read_text(encoding="utf-8")
+    block = text.split("<!-- strategies:expects", 1)[1].split("<!-- strategies:end -->", 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| ") and "---" not in line]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[1:]]
+
+
+class TestExpectations:
+    def test_docs_table_is_the_code_table(self) -> None:
+        """docs/strategies.md shows EXPECTATIONS exactly: postcondition, when, why."""
+        expected = []
+        for row in EXPECTATIONS:
+            kinds = " or ".join(sorted(k.value for k in row.any_file_of))
+            cues = " or ".join(sorted(c.value for c in row.cue_in))
+            when = f"a file is a {kinds}, or the cue is {cues}"
+            expected.append([row.postcondition.value, when, row.why])
+
+        assert expected == _expects_table()
+
+    @pytest.mark.parametrize(
+        ("facts", "expects"),
+        [
+            (ChangeFacts(files=("tests/test_a.py",)), ["TESTS_PASS"]),
+            (ChangeFacts(files=("src/a.py",), cue=Cue.TEST), ["TESTS_PASS"]),
+            (ChangeFacts(files=("pom.xml",)), ["COMPILES"]),
+            (ChangeFacts(files=("gen/a.py",), generated_files=("gen/a.py",)), ["COMPILES"]),
+            (ChangeFacts(files=("src/a.py",), cue=Cue.FIX), []),
+            (
+                ChangeFacts(files=("build.gradle", "src/test/java/ATest.java")),
+                ["TESTS_PASS", "COMPILES"],
+            ),
+        ],
+    )
+    def test_what_a_change_should_prove(self, facts: ChangeFacts, expects: list[str]) -> None:
+        selection = select_strategy(facts)
+
+        assert expects == [p.value for p in selection.expects]
+        assert len(expects) == sum("expects" in r.text for r in selection.reasons)
+
+
+class TestNewRules:
+    def test_a_marked_file_is_generated(self) -> None:
+        facts = ChangeFacts(files=("client/api.py",), generated_files=("client/api.py",))
+
+        assert (S.BUILD_TOOL_GENERATED, "regenerate") == _select(**facts.model_dump())
+        assert [FileKind.GENERATED] == list(facts.kinds())
+
+    def test_a_generated_path_convention_is_generated(self) -> None:
+        assert (S.BUILD_TOOL_GENERATED, "regenerate") == _select(files=["api/v1/x.pb.go"])
+
+    def test_a_bump_with_a_profile_is_build_tool_generated(self) -> None:
+        strategy, rule = _select(
+            files=["pom.xml"], cue="bump", profiles=["maven-dependency-version"]
+        )
+
+        assert (S.BUILD_TOOL_GENERATED, "manifest-bump") == (strategy, rule)
+
+    @pytest.mark.parametrize(
+        ("extra", "why"),
+        [
+            ({"cue": "fix", "profiles": ["p"]}, "the objective says fix, not bump"),
+            ({"profiles": ["p"]}, "the objective gives no cue"),
+            ({"cue": "bump"}, "no command profile may write them"),
+        ],
+    )
+    def test_a_manifest_edit_otherwise_is_a_hand_edit_that_accepts_the_tool(
+        self, extra: dict[str, object], why: str
+    ) -> None:
+        selection = select_strategy(ChangeFacts.model_validate({"files": ["pom.xml"], **extra}))
+
+        assert (S.UNIFIED_DIFF, "manifests") == (selection.strategy, selection.rule)
+        assert why == next(c.reason for c in selection.trace if c.rule == "manifest-bump")
+        assert strategy_check(S.BUILD_TOOL_GENERATED, selection) is None
+
+    def test_build_manifests_are_not_source(self) -> None:
+        manifests = ("pom.xml", "a/build.gradle", "build.gradle.kts", "web/package.json")
+        manifests += ("Cargo.toml", "go.mod", "gradle/libs.versions.toml")
+
+        assert {FileKind.BUILD_MANIFEST} == {file_kind(p) for p in manifests}
+
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "tests/test_a.py",
+            "src/test/java/a/ATest.java",
+            "pkg/a_test.go",
+            "web/a.test.ts",
+            "test_x.py",
+        ],
+    )
+    def test_tests(self, path: str) -> None:
+        assert FileKind.TEST is file_kind(path)
+
+    @pytest.mark.parametrize("path", ["tests/data.json", "src/contest.py", "testing.md"])
+    def test_not_tests(self, path: str) -> None:
+        assert FileKind.TEST is not file_kind(path)
 
 
 class TestSelectCommand:

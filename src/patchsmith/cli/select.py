@@ -1,4 +1,7 @@
-"""`patchsmith select`: which strategy the selector's table chooses for a described change."""
+"""`patchsmith select`: which strategy the selector's table chooses for a described change.
+
+With `-C DIR`, `--objective`, or `--pattern`, the facts are read from the repository
+(`pipeline/survey.py`) and the facts given as options replace what was read."""
 
 from __future__ import annotations
 
@@ -6,9 +9,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchsmith.cli._output import EXIT_OK, EXIT_REFUSED, usage_error, write_json
 from patchsmith.errors import FailureCode, PatchFailure
+
+if TYPE_CHECKING:
+    from patchsmith.pipeline.selector import Selection
 
 __all__ = ["register", "run"]
 
@@ -17,6 +24,11 @@ Describe the change with options, or give the same facts as a JSON object with
 --facts FILE (- for stdin): {"files": [...], "changed_lines": N, "occurrences": N,
 "recipe": ID, "structural_rule": true, "command": PROFILE}. docs/strategies.md
 shows the table.
+
+Or let it read the repository: -C DIR and/or --objective TEXT (and --recipe ID|FILE,
+or --pattern P --language L, whose matches are counted in a dry run): the files, their
+kinds and sizes, the matches and the command profiles are read from DIR; facts given as
+options replace what was read.
 
 exit status: 0 chosen (and, with --declared, the declared strategy fits);
 1 the declared strategy does not fit (STRATEGY_MISMATCH); 2 usage error.
@@ -45,11 +57,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--occurrences",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="how often the same edit pattern repeats (default 1)",
+        help="how often the same edit pattern repeats (default 1, or counted)",
     )
-    parser.add_argument("--recipe", default=None, metavar="ID", help="a recipe that makes it")
+    parser.add_argument(
+        "--recipe",
+        default=None,
+        metavar="ID",
+        help="a recipe that makes it (with a repository: an id or file, its matches counted)",
+    )
     parser.add_argument(
         "--structural-rule", action="store_true", help="a structural (ast-grep) rule could make it"
     )
@@ -58,6 +75,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--facts", default=None, metavar="FILE", help="read the facts as JSON (- for stdin)"
+    )
+    parser.add_argument(
+        "-C",
+        "--workspace",
+        default=None,
+        metavar="DIR",
+        help="read the facts from this repository (default . with --objective or --pattern)",
+    )
+    parser.add_argument(
+        "--objective", default=None, metavar="TEXT", help="what the change is, in words"
+    )
+    parser.add_argument(
+        "--pattern",
+        default=None,
+        metavar="PATTERN",
+        help="an ast-grep pattern whose matches in the repository are counted",
+    )
+    parser.add_argument(
+        "--language",
+        default=None,
+        metavar="LANG",
+        help="the language of --pattern (python, java, yaml, ...)",
     )
     parser.add_argument(
         "--declared",
@@ -83,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     from patchsmith.model.proposal import ProposalStrategy
     from patchsmith.pipeline.selector import ChangeFacts, select_strategy, strategy_check
 
+    reading = args.workspace is not None or args.objective is not None or args.pattern is not None
     data: object
     if args.facts is not None:
         try:
@@ -94,11 +134,24 @@ def run(args: argparse.Namespace) -> int:
             data = json.loads(text)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             return usage_error("select", _invalid(f"cannot read facts: {exc}"), as_json=args.json)
+    elif reading:
+        # only what was typed in: each of these replaces what the survey reads
+        data = {
+            name: value
+            for name, value, given in (
+                ("files", args.files, bool(args.files)),
+                ("changed_lines", args.changed_lines, args.changed_lines is not None),
+                ("occurrences", args.occurrences, args.occurrences is not None),
+                ("structural_rule", True, args.structural_rule),
+                ("command", args.command, args.command is not None),
+            )
+            if given
+        }
     else:
         data = {
             "files": args.files,
             "changed_lines": args.changed_lines,
-            "occurrences": args.occurrences,
+            "occurrences": 1 if args.occurrences is None else args.occurrences,
             "recipe": args.recipe,
             "structural_rule": args.structural_rule,
             "command": args.command,
@@ -119,7 +172,13 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(s.value for s in ProposalStrategy)
             failure = _invalid(f"unknown strategy {args.declared!r} (one of {names})")
             return usage_error("select", failure, as_json=args.json)
-    selection = select_strategy(facts)
+    if reading:
+        chosen = _read_repository(args, facts)
+        if isinstance(chosen, PatchFailure):
+            return usage_error("select", chosen, as_json=args.json)
+        selection = chosen
+    else:
+        selection = select_strategy(facts)
     mismatch = strategy_check(declared, selection) if declared is not None else None
     if args.json:
         payload = selection.to_json()
@@ -134,8 +193,38 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"  not {check.rule}: {check.reason}\n")
         accepted = ", ".join(sorted(s.value for s in selection.accepts))
         out.write(f"  a proposal may declare: {accepted}\n")
+        if selection.expects:
+            out.write(f"  expects: {', '.join(p.value for p in selection.expects)}\n")
+        for reason in selection.reasons:
+            if reason.source != "rule":
+                out.write(f"  read ({reason.source}): {reason.text}\n")
         if mismatch is not None:
             sys.stderr.write(f"patchsmith select: {mismatch.code.value}: {mismatch.message}\n")
     if mismatch is not None:
         return EXIT_REFUSED
     return EXIT_OK
+
+
+def _read_repository(args: argparse.Namespace, given: object) -> Selection | PatchFailure:
+    """The selection from the facts read in the workspace, `given` replacing what it names."""
+    from patchsmith.codemod.recipe import AstGrepRule, Language, Recipe
+    from patchsmith.pipeline.selector import ChangeFacts
+    from patchsmith.pipeline.survey import select_in
+
+    assert isinstance(given, ChangeFacts)
+    recipe: str | Recipe | None = args.recipe
+    if args.pattern is not None:
+        if args.recipe is not None:
+            return _invalid("give --recipe or --pattern, not both")
+        try:
+            language = Language(str(args.language or "").strip().lower())
+        except ValueError:
+            names = ", ".join(lang.value for lang in Language)
+            return _invalid(f"--pattern needs --language (one of {names})")
+        recipe = Recipe(
+            recipe_id="pattern",
+            language=language,
+            summary="the --pattern of patchsmith select",
+            operations=(AstGrepRule(rule={"pattern": args.pattern}),),
+        )
+    return select_in(args.workspace or ".", args.objective, recipe=recipe, given=given)

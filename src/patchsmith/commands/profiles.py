@@ -43,6 +43,21 @@ _DEFAULT_PATTERN = r"[A-Za-z0-9._@/+=:,^~*-][A-Za-z0-9._@/+=:,^~* -]*"
 PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 """Package managers reach their registry through the same proxy as the user."""
 
+MAVEN_ENV = ("JAVA_HOME", "MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_HOME", "M2_HOME")
+"""Maven's own variables (`MAVEN_OPTS=-Dmaven.repo.local=...` points it at a local repository)."""
+GRADLE_ENV = ("JAVA_HOME", "GRADLE_USER_HOME", "GRADLE_OPTS", "JAVA_OPTS")
+"""Gradle's own variables (`GRADLE_USER_HOME` holds its caches and wrapper distributions)."""
+_COORDINATE = r"[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+"
+_VERSION = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"
+GRADLE_LOCKFILES = (
+    "gradle.lockfile",
+    "buildscript-gradle.lockfile",
+    "settings-gradle.lockfile",
+    "gradle/dependency-locks/",
+)
+"""What Gradle's dependency locking writes (one lockfile per project, older per-configuration
+files under `gradle/dependency-locks/`)."""
+
 
 def _bad_relative(path: str) -> bool:
     pure = PurePosixPath(path)
@@ -149,6 +164,64 @@ BUILTIN_PROFILES: Mapping[str, CommandProfile] = {
         env=(*ESSENTIAL_ENV, *PROXY_ENV, "GOPROXY", "GOFLAGS", "GONOSUMDB", "GOPRIVATE"),
         expected_changed_paths=("go.mod", "go.sum"),
         network=True,
+    ),
+    "maven-dependency-version": CommandProfile(
+        argv=(
+            "mvn",
+            "-o",
+            "-q",
+            "-B",
+            "versions:use-dep-version",
+            "-Dincludes={artifact}",
+            "-DdepVersion={version}",
+            "-DforceVersion=true",
+            "-DgenerateBackupPoms=false",
+        ),
+        params={
+            "artifact": CommandParam(pattern=_COORDINATE),
+            "version": CommandParam(pattern=_VERSION),
+        },
+        description="set one dependency's version in pom.xml (versions plugin, offline)",
+        timeout_seconds=600.0,
+        env=(*ESSENTIAL_ENV, *MAVEN_ENV),
+        expected_changed_paths=("pom.xml",),
+    ),
+    "maven-set-property": CommandProfile(
+        argv=(
+            "mvn",
+            "-o",
+            "-q",
+            "-B",
+            "versions:set-property",
+            "-Dproperty={property}",
+            "-DnewVersion={version}",
+            "-DgenerateBackupPoms=false",
+        ),
+        params={
+            "property": CommandParam(pattern=r"[A-Za-z0-9_.-]+"),
+            "version": CommandParam(pattern=_VERSION),
+        },
+        description="set a version property in pom.xml (versions plugin, offline)",
+        timeout_seconds=600.0,
+        env=(*ESSENTIAL_ENV, *MAVEN_ENV),
+        expected_changed_paths=("pom.xml",),
+    ),
+    "gradle-update-locks": CommandProfile(
+        argv=("gradle", "--offline", "-q", "dependencies", "--update-locks", "{modules}"),
+        params={"modules": CommandParam(pattern=rf"{_COORDINATE}(,{_COORDINATE})*")},
+        description="move locked dependencies (group:name, comma-separated) to the newest "
+        "version their declaration allows (Gradle dependency locking, offline)",
+        timeout_seconds=600.0,
+        env=(*ESSENTIAL_ENV, *GRADLE_ENV),
+        expected_changed_paths=GRADLE_LOCKFILES,
+    ),
+    "gradlew-update-locks": CommandProfile(
+        argv=("./gradlew", "--offline", "-q", "dependencies", "--update-locks", "{modules}"),
+        params={"modules": CommandParam(pattern=rf"{_COORDINATE}(,{_COORDINATE})*")},
+        description="gradle-update-locks through the repository's own Gradle wrapper",
+        timeout_seconds=600.0,
+        env=(*ESSENTIAL_ENV, *GRADLE_ENV),
+        expected_changed_paths=GRADLE_LOCKFILES,
     ),
 }
 """Profiles every workspace has; a configured profile of the same name replaces one."""

@@ -1,8 +1,9 @@
 """The pipeline: the strategy selector, the budgeted repair loop, and workflows over runs.
 
-The selector (`selector`) and the repair loop (`task`, `budget`, `source`, `loop`) are
-exported here and load on first use: `patchsmith.propose` consults the selector, and the
-loop itself calls `propose`, so nothing here is imported eagerly. Workflows over whole
+The selector (`selector`, and `survey`, which reads its facts from a repository) and the
+repair loop (`task`, `budget`, `source`, `loop`) are exported here and load on first
+use: `patchsmith.propose` consults the selector, and the loop itself calls `propose`, so
+nothing here is imported eagerly. Workflows over whole
 runs are one idea per module: `judge` (a deterministic rubric plus an optional hook),
 `freeze` (a run's composed diff, and a commit on a new git branch), `revert` (undo one
 attempt through the normal transaction), `rewind` and `recorded` (undoing recorded diffs
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         Turn,
         load_replies,
     )
+    from patchsmith.pipeline.survey import Survey, select_in, survey
     from patchsmith.pipeline.task import Milestone, Task, load_task
 
 __all__ = [
@@ -53,12 +55,15 @@ __all__ = [
     "ScriptedSource",
     "Selection",
     "SourceError",
+    "Survey",
     "Task",
     "Turn",
     "load_replies",
     "load_task",
     "run_task",
+    "select_in",
     "select_strategy",
+    "survey",
 ]
 
 _HOME = {
@@ -79,6 +84,9 @@ _HOME = {
     "SourceError": "patchsmith.pipeline.source",
     "Turn": "patchsmith.pipeline.source",
     "load_replies": "patchsmith.pipeline.source",
+    "Survey": "patchsmith.pipeline.survey",
+    "select_in": "patchsmith.pipeline.survey",
+    "survey": "patchsmith.pipeline.survey",
     "Milestone": "patchsmith.pipeline.task",
     "Task": "patchsmith.pipeline.task",
     "load_task": "patchsmith.pipeline.task",
