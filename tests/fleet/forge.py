@@ -11,7 +11,12 @@ from pathlib import Path
 
 from .sample import make_fleet
 
-__all__ = ["git_out", "make_forge_fleet"]
+__all__ = ["CHANGED", "SIZE", "git_out", "make_forge_fleet"]
+
+SIZE = 20
+"""Repositories in the forge fleet of the tests."""
+CHANGED = [n for n in range(SIZE) if n % 5 != 4 and n % 7 != 6]
+"""Those `unittest-to-assert` changes (14 of 20): not the JavaScript ones, not the refused."""
 
 _ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 

@@ -20,30 +20,11 @@ from patchsmith.fleet import (
     RepoResult,
     fleet_report,
     publish_run,
-    run_fleet,
 )
 from patchsmith.fleet.publish import HARDENING, Publication, description_name, eligible
 from patchsmith.fleet.store import FleetStore
 
-from .forge import git_out, make_forge_fleet
-
-SIZE = 20
-CHANGED = [n for n in range(SIZE) if n % 5 != 4 and n % 7 != 6]  # 14 of 20
-
-
-@pytest.fixture(scope="session", name="forge_fleet")
-def _forge_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """20 generated repositories, each with a bare `forge` remote (its `repos.txt`)."""
-    return make_forge_fleet(tmp_path_factory.mktemp("forge"), SIZE)
-
-
-@pytest.fixture(scope="session", name="forge_done")
-def _forge_done(tmp_path_factory: pytest.TempPathFactory, forge_fleet: Path) -> Path:
-    """A runs folder holding run `mig`: unittest-to-assert over the forge fleet, finished."""
-    runs = tmp_path_factory.mktemp("forge-runs")
-    summary = run_fleet("unittest-to-assert", forge_fleet, runs_dir=runs, run_id="mig", workers=2)
-    assert summary.ok and summary.counts["changed"] == len(CHANGED), summary.counts
-    return runs
+from .forge import CHANGED, SIZE, git_out
 
 
 @pytest.fixture(name="runs")
