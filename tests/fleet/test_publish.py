@@ -338,25 +338,47 @@ def test_git_runs_without_hooks_fsmonitor_or_credential_helpers() -> None:
         assert f"-c {needed}" in options
 
 
-def test_hooks_of_the_repository_never_run(runs: Path, forge_fleet: Path, tmp_path: Path) -> None:
-    """A hook in the source (or the remote) would run on clone/push in a careless tool."""
+def test_hooks_of_the_repositories_never_run(runs: Path, forge_fleet: Path, tmp_path: Path) -> None:
+    """Neither the source's hooks (on clone) nor a local remote's (on push) run."""
     witness = tmp_path / "ran"
     hook = f"#!/bin/sh\ntouch {witness}\n"
     targets = [
         forge_fleet.parent / "repo0000" / ".git" / "hooks" / "post-checkout",
-        remote(forge_fleet, 0) / "hooks" / "pre-receive",
-        remote(forge_fleet, 0) / "hooks" / "post-update",
+        forge_fleet.parent / "repo0000" / ".git" / "hooks" / "reference-transaction",
+        *(
+            remote(forge_fleet, 0) / "hooks" / name
+            for name in ("pre-receive", "update", "post-receive", "post-update")
+        ),
+        remote(forge_fleet, 0) / "hooks" / "reference-transaction",
     ]
     for path in targets:
         path.write_text(hook)
         path.chmod(0o755)
     try:
         summary = publish_run("mig", runs_dir=runs, branch="hooked", push="forge")
+        origin = publish_run("mig", runs_dir=runs, branch="hooked-origin", push="origin")
     finally:
         for path in targets:
             path.unlink()
-    assert summary.ok
-    # the remote's own receive hooks are the remote's business (a forge runs its own);
-    # what must never run is a hook on this side: the source's or the publish clone's
-    clone = runs / "mig" / "publish" / f"{description_name('repo0000')}.git"
-    assert not (clone / "hooks").exists() or not any((clone / "hooks").iterdir())
+        git_out(forge_fleet.parent / "repo0000", "branch", "-D", "hooked-origin")
+
+    assert summary.ok and origin.ok
+    assert branch_of(remote(forge_fleet, 0), "hooked") is not None
+    assert not witness.exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("/srv/git/a.git", True),
+        ("relative/a.git", True),
+        ("file:///srv/git/a.git", True),
+        ("ssh://git@host/a.git", False),
+        ("https://host/a.git", False),
+        ("git@host:org/a.git", False),
+    ],
+)
+def test_which_remotes_run_their_receive_pack_here(url: str, local: bool) -> None:
+    from patchsmith.fleet.publish import _is_local
+
+    assert _is_local(url) is local

@@ -84,6 +84,9 @@ HARDENING = (
 )
 """`-c` options of every publishing git call: they outrank every configuration file."""
 
+LOCAL_RECEIVE_PACK = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false receive-pack"
+"""The receive-pack run for a push to a local repository: none of its hooks run."""
+
 _AUTHOR = re.compile(r"([^<>\n]+?)\s*<([^<>\s]+)>")
 
 
@@ -605,16 +608,29 @@ def _remote_url(clone: Path, repo: RepoSpec, remote: str) -> str | PatchFailure:
     return url
 
 
+def _is_local(url: str) -> bool:
+    """Whether git reaches `url` by running its receive-pack on this machine."""
+    if url.startswith("file://"):
+        return True
+    if "://" in url:
+        return False
+    colon, slash = url.find(":"), url.find("/")
+    scp_like = colon > 1 and (slash < 0 or colon < slash)  # `host:path`, as git reads it
+    return not scp_like
+
+
 def _push(
     clone: Path, repo: RepoSpec, remote: str, branch: str, commit: str
 ) -> PatchFailure | None:
     url = _remote_url(clone, repo, remote)
     if isinstance(url, PatchFailure):
         return url
-    done = _git(
-        ["push", "--porcelain", "--no-verify", "--", url, f"{commit}:refs/heads/{branch}"],
-        cwd=clone,
-    )
+    args = ["push", "--porcelain", "--no-verify"]
+    if _is_local(url):
+        # a local remote's receive-pack runs here, with that repository's configuration:
+        # its hooks (a `core.hooksPath` into its work tree, say) would run as us
+        args.append(f"--receive-pack={LOCAL_RECEIVE_PACK}")
+    done = _git([*args, "--", url, f"{commit}:refs/heads/{branch}"], cwd=clone)
     if done.returncode == 0:
         return None
     rejected = [line for line in done.stdout.splitlines() if line.startswith("!")]
