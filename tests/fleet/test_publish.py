@@ -137,6 +137,13 @@ def test_an_interrupted_publish_resumes_to_the_same_commits(runs: Path, tmp_path
     halfway = [p for p in json_rows(runs) if p["branch"] == "resumed"]
     assert 0 < len(halfway) < len(CHANGED)
 
+    # what a kill can leave: a clone half made, an index file of the dead process
+    left = runs / "mig" / "publish" / f".{description_name('repo0015')}.partial"
+    left.mkdir()
+    (left / "HEAD").write_text("junk\n")
+    clone0 = runs / "mig" / "publish" / f"{description_name('repo0000')}.git"
+    (clone0 / "patchsmith-index-1").write_bytes(b"junk")
+
     resumed = published(publish_run("mig", runs_dir=runs, branch="resumed"))
 
     assert {k: p.commit for k, p in resumed.items()} == {k: p.commit for k, p in reference.items()}
@@ -201,6 +208,8 @@ def test_another_author_under_a_published_branch_is_a_conflict(runs: Path) -> No
     ("options", "rule"),
     [
         ({"branch": "-x"}, "branch"),
+        ({"branch": "a//b"}, "branch"),
+        ({"branch": "x.lock"}, "branch"),
         ({"branch": "a..b"}, "branch"),
         ({"branch": "{nope}"}, "branch"),
         ({"author": "nobody"}, "author"),
@@ -210,7 +219,7 @@ def test_bad_options_are_structured_errors(runs: Path, options: dict[str, str], 
     summary = publish_run("mig", runs_dir=runs, **options)
 
     assert summary.publications == ()
-    assert [(e.code, e.rule) for e in summary.errors] == [(FailureCode.INVALID_ARGUMENTS, rule)]
+    assert [(e.code, e.rule) for e in summary.errors] == [(FailureCode.FLEET_RUN_CONFLICT, rule)]
 
 
 def test_no_run_and_a_run_in_progress(runs: Path) -> None:
@@ -382,3 +391,19 @@ def test_which_remotes_run_their_receive_pack_here(url: str, local: bool) -> Non
     from patchsmith.fleet.publish import _is_local
 
     assert _is_local(url) is local
+
+
+def test_titles_come_from_the_recipe_or_the_proposal() -> None:
+    from patchsmith.fleet.publish import _title
+
+    proposal = ChangeSpec(
+        ChangeKind.PROPOSAL,
+        "p-1",
+        json.dumps({"objective": "Fix the null check\nin detail", "rationale": "Because."}),
+    )
+    assert _title(proposal) == ("Fix the null check", "Because.")
+    assert _title(ChangeSpec(ChangeKind.PROPOSAL, "p-2", "not json")) == (
+        "Apply proposal p-2",
+        "",
+    )
+    assert _title(ChangeSpec(ChangeKind.RECIPE, "r", "not: [a recipe")) == ("Apply recipe r", "")

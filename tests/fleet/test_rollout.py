@@ -39,7 +39,7 @@ def test_stop_rules_parse(
 def test_bad_stop_rules_are_structured_errors(text: str) -> None:
     rule = parse_stop_rule(text)
 
-    assert isinstance(rule, PatchFailure) and rule.code is FailureCode.INVALID_ARGUMENTS
+    assert isinstance(rule, PatchFailure) and rule.code is FailureCode.FLEET_RUN_CONFLICT
 
 
 def test_stop_rule_arithmetic() -> None:
@@ -136,8 +136,8 @@ def test_a_share_is_judged_when_the_wave_is_done(fleet: Path, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("options", "code"),
     [
-        ({"sample": 0}, FailureCode.INVALID_ARGUMENTS),
-        ({"stop_when": "refused"}, FailureCode.INVALID_ARGUMENTS),
+        ({"sample": 0}, FailureCode.FLEET_RUN_CONFLICT),
+        ({"stop_when": "refused"}, FailureCode.FLEET_RUN_CONFLICT),
     ],
 )
 def test_bad_wave_options(

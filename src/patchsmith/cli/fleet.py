@@ -215,7 +215,7 @@ def _run(args: argparse.Namespace) -> int:
     resuming = args.resume is not None
     if resuming == bool(args.change or args.repos):
         wrong = PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             "name a change and --repos FILE, or --resume RUN (not both)",
             hint="patchsmith fleet run RECIPE --repos repos.txt | fleet run --resume RUN",
             rule="fleet_run",
@@ -223,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         return usage_error("fleet run", wrong, as_json=args.json)
     if not resuming and not (args.change and args.repos):
         missing = PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             "a change and --repos FILE are both needed",
             hint="patchsmith fleet run RECIPE --repos repos.txt",
             rule="fleet_run",

@@ -288,11 +288,11 @@ def _branch_name(template: str, run_id: str, change: ChangeSpec) -> str | PatchF
         name = ""
         problem = f"{type(exc).__name__}: {exc}"
     else:
-        checked = _git(["check-ref-format", "--normalize", f"refs/heads/{name}"])
+        checked = _git(["check-ref-format", f"refs/heads/{name}"])
         problem = "" if checked.returncode == 0 and not name.startswith("-") else "invalid"
     if problem:
         return PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             f"not a branch name: {template!r} ({problem})",
             hint="a git branch name; {run} is the run id, {change} the recipe or proposal id",
             rule="branch",
@@ -304,7 +304,7 @@ def _author(text: str) -> tuple[str, str] | PatchFailure:
     found = _AUTHOR.fullmatch(text.strip())
     if found is None:
         return PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             f"not an author: {text!r}",
             hint='"Name <email>", e.g. "Platform Bot <bot@example.com>"',
             rule="author",

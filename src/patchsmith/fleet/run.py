@@ -224,7 +224,7 @@ def run_fleet(
             run_id,
             runs_dir,
             PatchFailure(
-                FailureCode.INVALID_ARGUMENTS,
+                FailureCode.FLEET_RUN_CONFLICT,
                 f"--sample must be positive, not {sample}",
                 hint="e.g. --sample 20: a first wave of 20 repositories",
                 rule="sample",

@@ -56,12 +56,12 @@ class StopRule:
 
 
 def parse_stop_rule(text: str, *, minimum: int = 1) -> StopRule | PatchFailure:
-    """Parse `STATUS>N`, `STATUS>=N`, `STATUS>N%` (INVALID_ARGUMENTS when it is not one)."""
+    """Parse `STATUS>N`, `STATUS>=N`, `STATUS>N%` (FLEET_RUN_CONFLICT when it is not one)."""
     found = _RULE.fullmatch(text)
     statuses = ", ".join(s.value for s in FleetStatus)
     if found is None:
         return PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             f"not a stop condition: {text!r}",
             hint=f"STATUS>N, STATUS>=N or STATUS>N% (e.g. refused>10%); STATUS: {statuses}",
             rule="stop_when",
@@ -71,7 +71,7 @@ def parse_stop_rule(text: str, *, minimum: int = 1) -> StopRule | PatchFailure:
         status = FleetStatus(name)
     except ValueError:
         return PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             f"no status {name!r} in --stop-when {text!r}",
             hint=f"one of {statuses}",
             rule="stop_when",
@@ -79,7 +79,7 @@ def parse_stop_rule(text: str, *, minimum: int = 1) -> StopRule | PatchFailure:
     value = float(number)
     if percent and value > 100:
         return PatchFailure(
-            FailureCode.INVALID_ARGUMENTS,
+            FailureCode.FLEET_RUN_CONFLICT,
             f"--stop-when {text!r}: a share above 100%",
             hint="a share is between 0% and 100%",
             rule="stop_when",
