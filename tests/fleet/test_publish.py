@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -407,3 +412,44 @@ def test_titles_come_from_the_recipe_or_the_proposal() -> None:
         "",
     )
     assert _title(ChangeSpec(ChangeKind.RECIPE, "r", "not: [a recipe")) == ("Apply recipe r", "")
+
+
+def test_a_publish_killed_midway_resumes(runs: Path, forge_fleet: Path, tmp_path: Path) -> None:
+    """SIGKILL in the middle of `fleet publish`; the same command then finishes the job."""
+    twin = tmp_path / "twin"
+    shutil.copytree(runs, twin)
+    reference = published(publish_run("mig", runs_dir=twin, branch="killed"))
+    # a slow git, so the kill lands mid-way on any machine
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(f'#!/bin/sh\nsleep 0.05\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
+    cli = "import sys; from patchsmith.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", cli, "fleet", "publish", "mig", "--runs-dir", str(runs)]
+    argv += ["--branch", "killed", "--push", "forge", "--json"]
+
+    def landed() -> int:
+        return sum(1 for row in json_rows(runs) if row["branch"] == "killed")
+
+    victim = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while landed() < 3 and victim.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL
+    assert 3 <= landed() < len(CHANGED)
+
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    commits = {p["key"]: p["commit"] for p in payload["publications"] if p["status"] == "published"}
+    assert commits == {k: p.commit for k, p in reference.items()}
+    for n in CHANGED:
+        bare = remote(forge_fleet, n)
+        assert git_out(bare, "rev-list", "--count", "main..killed") == "1"
+        assert branch_of(bare, "killed") == commits[f"repo{n:04d}"]
