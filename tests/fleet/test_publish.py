@@ -241,6 +241,18 @@ def test_no_run_and_a_run_in_progress(runs: Path) -> None:
     assert busy.errors[0].code is FailureCode.FLEET_RUN_CONFLICT
 
 
+def test_a_relative_remote_is_read_from_its_repository(runs: Path, forge_fleet: Path) -> None:
+    source = forge_fleet.parent / "repo0003"
+    git_out(source, "remote", "set-url", "forge", "../forge/repo0003.git")
+    try:
+        summary = publish_run("mig", runs_dir=runs, branch="relative", push="forge")
+    finally:
+        git_out(source, "remote", "set-url", "forge", str(remote(forge_fleet, 3)))
+
+    assert summary.ok
+    assert branch_of(remote(forge_fleet, 3), "relative") == published(summary)["repo0003"].commit
+
+
 def test_an_unknown_remote_fails_that_repository_only(runs: Path) -> None:
     summary = publish_run("mig", runs_dir=runs, push="nowhere")
 

@@ -605,6 +605,9 @@ def _remote_url(clone: Path, repo: RepoSpec, remote: str) -> str | PatchFailure:
             "--push origin pushes to the repository the run cloned; another name must be a "
             "remote of the local repository",
         )
+    if _is_local(url) and not url.startswith("file://") and not os.path.isabs(url):
+        # git reads a relative path from the repository's top folder, as we must
+        url = os.path.normpath(os.path.join(repo.source, url))
     return url
 
 
