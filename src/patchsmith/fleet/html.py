@@ -114,7 +114,8 @@ def _int(value: object) -> int:
 
 def recipe_counts(results: tuple[RepoResult, ...]) -> dict[str, dict[str, int]]:
     """Per recipe (from each repository's recipe report): repositories matched and changed,
-    files scanned, matched and changed, matches changed and matches left alone."""
+    files scanned and matched, then files changed and matches changed in the repositories
+    that ended `changed` (a refused one kept nothing), and matches left alone."""
     table: dict[str, dict[str, int]] = {}
     for result in results:
         report = result.report
@@ -139,18 +140,21 @@ def recipe_counts(results: tuple[RepoResult, ...]) -> dict[str, dict[str, int]]:
         )
         files = report.get("files")
         left = report.get("unchanged_matches")
+        changed = result.status is FleetStatus.CHANGED
         row["repositories"] += 1
         row["repositories_matched"] += 1 if _int(report.get("files_matched")) else 0
-        row["repositories_changed"] += 1 if result.status is FleetStatus.CHANGED else 0
+        row["repositories_changed"] += 1 if changed else 0
         row["files_scanned"] += _int(report.get("files_scanned"))
         row["files_matched"] += _int(report.get("files_matched"))
+        row["unchanged_matches"] += len(left) if isinstance(left, list) else 0
+        if not changed:  # refused or failed: what it would have changed was not kept
+            continue
         row["files_changed"] += _int(report.get("files_changed"))
         row["matches"] += sum(
             _int(f.get("matches"))
             for f in (files if isinstance(files, list) else [])
             if isinstance(f, dict)
         )
-        row["unchanged_matches"] += len(left) if isinstance(left, list) else 0
     return table
 
 
