@@ -9,6 +9,7 @@ import pytest
 
 from patchsmith.fleet import run_fleet
 
+from .forge import CHANGED, make_forge_fleet
 from .sample import make_fleet, make_repo
 
 FLEET_SIZE = 50
@@ -47,3 +48,18 @@ def _runs(finished_runs: Path, tmp_path: Path) -> Path:
 def _python_repo(tmp_path: Path) -> Path:
     """One Python repository whose tests the recipe changes."""
     return make_repo(tmp_path / "repo", 0)
+
+
+@pytest.fixture(scope="session", name="forge_fleet")
+def _forge_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """20 generated repositories, each with a bare `forge` remote (its `repos.txt`)."""
+    return make_forge_fleet(tmp_path_factory.mktemp("forge"), 20)
+
+
+@pytest.fixture(scope="session", name="forge_done")
+def _forge_done(tmp_path_factory: pytest.TempPathFactory, forge_fleet: Path) -> Path:
+    """A runs folder holding run `mig`: unittest-to-assert over the forge fleet, finished."""
+    runs = tmp_path_factory.mktemp("forge-runs")
+    summary = run_fleet("unittest-to-assert", forge_fleet, runs_dir=runs, run_id="mig", workers=2)
+    assert summary.ok and summary.counts["changed"] == len(CHANGED), summary.counts
+    return runs

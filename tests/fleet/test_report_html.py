@@ -85,3 +85,40 @@ def test_repository_text_cannot_inject_markup() -> None:
     assert "img" not in page.tags
     assert page.rows[0]["data-key"] == f"repo{hostile}"
     assert hostile in "".join(page.text)
+
+
+class Chart(HTMLParser):
+    """The bar chart's bars and the per-recipe table's cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bars: dict[str, int] = {}
+        self.cells: dict[str, str] = {}
+        self._col: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "g" and values.get("class") == "bar":
+            self.bars[values["data-status"] or ""] = int(values["data-count"] or -1)
+        self._col = values.get("data-col") if tag == "td" else None
+
+    def handle_data(self, data: str) -> None:
+        if self._col is not None:
+            self.cells[self._col] = data
+            self._col = None
+
+
+def test_a_bar_per_status_and_matches_per_recipe(runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    summary = fleet_report("done", runs_dir=runs, html=out)
+    assert isinstance(summary, FleetSummary)
+
+    chart = Chart()
+    chart.feed(out.read_text(encoding="utf-8"))
+
+    assert chart.bars == summary.counts  # every status, pending included, with its count
+    assert chart.cells["repositories"] == "7"
+    assert chart.cells["repositories_changed"] == "5"
+    assert chart.cells["repositories_matched"] == "6"  # the refused one matched too
+    assert chart.cells["files_changed"] == "5"  # not the refused one's: it kept nothing
+    assert chart.cells["matches"] == str(4 * 5)

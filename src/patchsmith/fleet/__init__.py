@@ -23,6 +23,7 @@ from patchsmith.errors import PatchFailure
 from patchsmith.fleet.change import ChangeKind, ChangeSpec, resolve_change
 from patchsmith.fleet.executors import ExecutorKind
 from patchsmith.fleet.html import render_html
+from patchsmith.fleet.publish import PublishStatus, PublishSummary, publish_run
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
 from patchsmith.fleet.result import FleetStatus, RepoResult
 from patchsmith.fleet.run import (
@@ -32,6 +33,7 @@ from patchsmith.fleet.run import (
     checked_summary,
     damaged_store,
     open_run,
+    resume_fleet,
     run_fleet,
 )
 from patchsmith.fleet.summary import FleetSummary
@@ -45,14 +47,18 @@ __all__ = [
     "FleetProgress",
     "FleetStatus",
     "FleetSummary",
+    "PublishStatus",
+    "PublishSummary",
     "RepoResult",
     "RepoSpec",
     "WorkUnit",
     "fleet_report",
     "parse_repos",
+    "publish_run",
     "read_repos_file",
     "render_html",
     "resolve_change",
+    "resume_fleet",
     "run_batch",
     "run_fleet",
     "run_unit",
@@ -79,11 +85,15 @@ def fleet_report(
     store, folder = opened
     with store:
         summary = checked_summary(store, folder)
+        try:
+            published = store.publications()
+        except STORE_DAMAGE as exc:
+            return damaged_store(store.path, exc)
     if isinstance(summary, PatchFailure):
         return summary
     if html is not None:
         try:
-            page = render_html(summary)
+            page = render_html(summary, _change_links(published, folder, Path(html)))
         except STORE_DAMAGE as exc:
             return damaged_store(store.path, exc)
         try:
@@ -93,3 +103,14 @@ def fleet_report(
                 FailureCode.IO_ERROR, f"cannot write {os.fspath(html)!r}: {exc}", file=str(html)
             )
     return summary
+
+
+def _change_links(published: list[dict[str, object]], folder: Path, page: Path) -> dict[str, str]:
+    """Each published repository's change description, as a link relative to `page`."""
+    links: dict[str, str] = {}
+    for item in published:  # oldest first: a later branch's description wins
+        description = item.get("description")
+        if item.get("status") == "published" and isinstance(description, str):
+            target = (folder / description).absolute()
+            links[str(item["key"])] = os.path.relpath(target, page.absolute().parent)
+    return links

@@ -19,10 +19,11 @@ from patchsmith.fleet.change import ChangeKind, ChangeSpec, resolve_change
 from patchsmith.fleet.executors import ExecutorKind, default_workers, make_executor
 from patchsmith.fleet.lifeline import stop_on_signals
 from patchsmith.fleet.repos import RepoSpec, parse_repos, read_repos_file
-from patchsmith.fleet.result import RepoResult
+from patchsmith.fleet.result import FleetStatus, RepoResult
 from patchsmith.fleet.store import STORE_FILE, FleetStore
 from patchsmith.fleet.summary import FleetSummary
 from patchsmith.fleet.unit import CHECKOUT_MARKER, DEFAULT_TIMEOUT, WorkUnit, folder_prefix
+from patchsmith.fleet.waves import StopRule, parse_stop_rule, wave
 from patchsmith.runtime.statedir import StateDirUnsafe, check_entry, ensure_subdir
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "default_run_id",
     "fleet_summary",
     "open_run",
+    "resume_fleet",
     "run_fleet",
 ]
 
@@ -59,8 +61,13 @@ def _usage(message: str, hint: str) -> PatchFailure:
     return PatchFailure(FailureCode.FLEET_RUN_CONFLICT, message, hint=hint, rule="fleet_run")
 
 
-def _batches(units: Sequence[WorkUnit], size: int) -> Iterator[list[WorkUnit]]:
+def _batches(
+    units: Sequence[WorkUnit], size: int, halted: Callable[[], bool] = lambda: False
+) -> Iterator[list[WorkUnit]]:
+    """Batches of `size` units, lazily: none is handed out once `halted()` says stop."""
     for start in range(0, len(units), size):
+        if halted():
+            return
         yield list(units[start : start + size])
 
 
@@ -141,6 +148,9 @@ def run_fleet(
     verify: Iterable[str] = (),
     progress: FleetProgress | None = None,
     trust: bool = False,
+    sample: int | None = None,
+    seed: int = 0,
+    stop_when: str | None = None,
 ) -> FleetSummary:
     """Run one recipe or proposal over many repositories; returns the run's summary.
 
@@ -152,6 +162,12 @@ def run_fleet(
     committed to the run's store as soon as it lands. A rerun with the same run id
     (the default id is derived from the change and the repositories) skips the
     repositories already finished (`retry_errors` runs the `error` ones again).
+
+    Waves: `sample` runs only that many of the unfinished repositories (chosen by a
+    hash of their names seeded with `seed`) and stops; `stop_when` (`refused>10%`,
+    `error>=3`) stops handing out repositories once it holds over the finished ones (a
+    share is judged once `sample` of them, or one, have finished). The summary's
+    `stopped` says why a run stopped early; a rerun of the same id goes on.
 
     Never raises for bad input: a change that cannot be resolved, an unreadable
     repositories file, a run id in use by another change or another process, or an
@@ -196,6 +212,24 @@ def run_fleet(
     except ValueError:
         return _failed(
             run_id, runs_dir, _usage(f"no executor {executor!r}", "use local or dask"), spec
+        )
+    rule: StopRule | None = None
+    if stop_when is not None:
+        parsed = parse_stop_rule(stop_when, minimum=sample or 1)
+        if isinstance(parsed, PatchFailure):
+            return _failed(run_id, runs_dir, parsed, spec)
+        rule = parsed
+    if sample is not None and sample < 1:
+        return _failed(
+            run_id,
+            runs_dir,
+            PatchFailure(
+                FailureCode.FLEET_RUN_CONFLICT,
+                f"--sample must be positive, not {sample}",
+                hint="e.g. --sample 20: a first wave of 20 repositories",
+                rule="sample",
+            ),
+            spec,
         )
     if batch < 1 or timeout <= 0 or (workers is not None and workers < 1):
         return _failed(
@@ -249,6 +283,7 @@ def run_fleet(
             progress,
             started,
             trust,
+            (sample, seed, rule),
         )
     finally:
         lock.release()
@@ -269,7 +304,9 @@ def _run(
     progress: FleetProgress | None,
     started: float,
     trust: bool,
+    waves: tuple[int | None, int, StopRule | None],
 ) -> FleetSummary:
+    sample, seed, rule = waves
     store = FleetStore.open(run_dir)
     if isinstance(store, PatchFailure):
         return _failed(run_id, run_dir.parent, store, spec)
@@ -288,8 +325,18 @@ def _run(
             _sweep(Path(workdir), finished)
         except StateDirUnsafe as exc:
             return _failed(run_id, run_dir.parent, unsafe_run_folder(exc), spec)
+        stopped = ""
+        if rule is not None and todo:
+            landed_counts = checked_counts(store)
+            stopped = rule.crossed(landed_counts, sum(landed_counts.values())) or ""
+            if stopped:
+                todo = []
+        if sample is not None and len(todo) > sample:
+            todo = wave(todo, sample, seed)
+            stopped = f"--sample {sample}: the first wave is done"
         units = [WorkUnit(r, spec, workdir, timeout, keep_checkouts, trust) for r in todo]
         errors: tuple[PatchFailure, ...] = ()
+        halt: list[str] = []
         name = kind.value
         used = workers
         if progress is not None:
@@ -305,13 +352,19 @@ def _run(
                     done = skipped
                     landed = 0
                     try:
-                        for results in chosen.run(_batches(units, batch)):
+                        batches = _batches(units, batch, lambda: bool(halt))
+                        for results in chosen.run(batches):
                             for result in results:
                                 store.record(result, name)
                                 done += 1
                                 landed += 1
                                 if progress is not None:
                                     progress(result, done, len(listed))
+                                if rule is not None and not halt:
+                                    counts = checked_counts(store)
+                                    crossed = rule.crossed(counts, sum(counts.values()))
+                                    if crossed:
+                                        halt.append(crossed)
                     except BaseException:
                         # Ctrl-C or a failing callback: what landed is committed; stop the rest
                         chosen.close(abort=True)
@@ -323,6 +376,10 @@ def _run(
         summary = checked_summary(store, run_dir)
     if isinstance(summary, PatchFailure):
         return _failed(run_id, run_dir.parent, summary, spec)
+    if halt:
+        stopped = halt[0]
+    if summary.complete:
+        stopped = ""
     return FleetSummary(
         summary.run_id,
         summary.run_dir,
@@ -336,7 +393,48 @@ def _run(
         executor=name,
         workers=used,
         errors=errors,
+        stopped=stopped,
     )
+
+
+def checked_counts(store: FleetStore) -> dict[str, int]:
+    """Finished repositories per status, read from the store (no `pending`)."""
+    counts = {status.value: 0 for status in FleetStatus}
+    for status, count in store.status_counts().items():
+        counts[status] = count
+    return counts
+
+
+def resume_fleet(
+    run: str | os.PathLike[str],
+    *,
+    runs_dir: str | os.PathLike[str] = DEFAULT_RUNS_DIR,
+    **options: object,
+) -> FleetSummary:
+    """Go on with `run` (a run id under `runs_dir`, a run folder or its `fleet.db`): its
+    change and repositories are read from its store; `options` are `run_fleet`'s."""
+    opened = open_run(run, runs_dir=runs_dir)
+    if isinstance(opened, PatchFailure):
+        return _failed("", runs_dir, opened)
+    store, folder = opened
+    with store:
+        try:
+            info = store.info()
+            change = store.change()
+            repos = store.repos()
+        except STORE_DAMAGE as exc:
+            return _failed("", runs_dir, damaged_store(store.path, exc))
+    if info is None or change is None:
+        return _failed(
+            "",
+            runs_dir,
+            PatchFailure(
+                FailureCode.FILE_NOT_FOUND,
+                f"{os.fspath(run)!r} holds no started run",
+                hint="start it with `patchsmith fleet run CHANGE --repos FILE`",
+            ),
+        )
+    return run_fleet(change, repos, run_id=info.run_id, runs_dir=folder.parent, **options)  # type: ignore[arg-type]
 
 
 def _sweep(workdir: Path, finished: set[str]) -> None:

@@ -49,6 +49,15 @@ CREATE TABLE IF NOT EXISTS result (
     executor TEXT NOT NULL,
     result_json TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS publication (
+    key TEXT NOT NULL REFERENCES repo(key),
+    branch TEXT NOT NULL,
+    commit_id TEXT,
+    pushed_to TEXT,
+    updated REAL NOT NULL,
+    publication_json TEXT NOT NULL,
+    PRIMARY KEY (key, branch)
+);
 CREATE TABLE IF NOT EXISTS session (
     started REAL NOT NULL,
     ended REAL,
@@ -222,6 +231,15 @@ class FleetStore:
             query += f" WHERE status != '{FleetStatus.ERROR.value}'"
         return {row[0] for row in self._db.execute(query)}
 
+    def status_counts(self) -> dict[str, int]:
+        """Finished repositories per status (only the statuses present)."""
+        rows = self._db.execute("SELECT status, COUNT(*) FROM result GROUP BY status")
+        return {str(status): int(count) for status, count in rows}
+
+    def finished_times(self) -> dict[str, float]:
+        """When each finished repository's result was committed (seconds since the epoch)."""
+        return {str(k): float(t) for k, t in self._db.execute("SELECT key, finished FROM result")}
+
     def repos(self) -> list[RepoSpec]:
         rows = self._db.execute("SELECT key, source, ref FROM repo ORDER BY position").fetchall()
         return [RepoSpec(k, s, r) for k, s, r in rows]
@@ -236,6 +254,31 @@ class FleetStore:
 
     def executors(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT key, executor FROM result").fetchall())
+
+    # -- publishing -------------------------------------------------------------------------
+
+    def record_publication(self, key: str, branch: str, data: dict[str, object]) -> None:
+        """Commit where publishing `key` on `branch` stands (replacing the earlier state)."""
+        commit = data.get("commit")
+        pushed = data.get("remote") if data.get("pushed") else None
+        with self._transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO publication VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    branch,
+                    str(commit) if commit else None,
+                    str(pushed) if pushed else None,
+                    time.time(),
+                    json.dumps(data, ensure_ascii=True),
+                ),
+            )
+
+    def publications(self) -> list[dict[str, object]]:
+        """Every recorded publication, oldest first (a repository may have one per branch)."""
+        rows = self._db.execute("SELECT publication_json FROM publication ORDER BY updated, rowid")
+        found = [json.loads(row[0]) for row in rows]
+        return [item for item in found if isinstance(item, dict)]
 
     def _transaction(self) -> _Tx:
         return _Tx(self._db)

@@ -33,6 +33,8 @@ class FleetSummary:
     executor: str = ""
     workers: int = 0
     errors: tuple[PatchFailure, ...] = field(default=())
+    stopped: str = ""
+    """Why this invocation stopped before the end (`--sample`, `--stop-when`), or ""."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -74,6 +76,7 @@ class FleetSummary:
             "seconds": round(self.seconds, 3),
             "executor": self.executor,
             "workers": self.workers,
+            "stopped": self.stopped or None,
             "results": results,
             "errors": [e.to_json() for e in self.errors],
         }
@@ -113,4 +116,9 @@ class FleetSummary:
                 )
         for error in self.errors:
             lines.append(f"  error: {error.code.value}: {error.message}")
+        if self.stopped:
+            lines.append(
+                f"\n  stopped: {self.stopped}; {self.total - len(self.results)} repositories "
+                f"pending (`patchsmith fleet run --resume {self.run_id}` goes on)"
+            )
         return "\n".join(lines) + "\n"

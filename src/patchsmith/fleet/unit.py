@@ -67,6 +67,7 @@ class WorkUnit:
     """The folder under which the checkout is made (and removed after)."""
     timeout: float = DEFAULT_TIMEOUT
     keep_checkout: bool = False
+    """Keep the checkout folder when the repository ends `changed` (others are removed)."""
     trust: bool = False
     """`--trust`: the repositories may run their programs (with `--verify`) in this run."""
 
@@ -115,12 +116,15 @@ def run_unit(unit: WorkUnit) -> RepoResult:
     except OSError as exc:
         return RepoResult.failed(unit.repo.key, _unusable_workdir(unit, exc))
     root = holder / "checkout"
+    keep = False
     try:
         (holder / CHECKOUT_MARKER).write_bytes(b"")
         commit = checkout(unit.repo.source, unit.repo.ref, root)
         if isinstance(commit, PatchFailure):
             return RepoResult.failed(unit.repo.key, commit, seconds=time.perf_counter() - started)
         result = _change(unit, root, commit)
+        # `--keep-checkouts` keeps the changed ones only: the rest hold nothing to look at
+        keep = unit.keep_checkout and result.status is FleetStatus.CHANGED
         return RepoResult(
             result.key,
             result.status,
@@ -133,7 +137,7 @@ def run_unit(unit: WorkUnit) -> RepoResult:
             seconds=time.perf_counter() - started,
         )
     finally:
-        if not unit.keep_checkout:
+        if not keep:
             shutil.rmtree(holder, ignore_errors=True)
 
 
