@@ -106,6 +106,24 @@ class TestDefinitions:
         assert ApplyStatus.APPLIED == report.status, report.errors
         assert content.encode() == (root / "README.md").read_bytes()
 
+    def test_whole_file_full_rewrite_is_passed_on(self, root: Path) -> None:
+        """A legitimate shrink goes through with full_rewrite, and is refused without it."""
+        (guide,) = patchsmith.tool_definitions(EditFormat.WHOLE_FILE)
+        (root / "big.py").write_text("".join(f"x{n} = {n}\n" for n in range(60)))
+        call = {"path": "big.py", "content": "x = 1\n", "full_rewrite": False}
+
+        refused = patchsmith.apply(
+            guide.reply(call), root, format=guide.format, **guide.options(call)
+        )
+        call["full_rewrite"] = True
+        options = guide.options(json.dumps(call))
+        applied = patchsmith.apply(guide.reply(call), root, format=guide.format, **options)
+
+        assert ["LARGE_REMOVAL"] == [e.code.value for e in refused.errors]
+        assert "full_rewrite" in (refused.errors[0].hint or "")
+        assert ApplyStatus.APPLIED == applied.status, applied.errors
+        assert "x = 1\n" == (root / "big.py").read_text()
+
     def test_aliases_and_unknown_names(self) -> None:
         assert ["udiff"] == [g.format.value for g in patchsmith.tool_definitions("diff")]
         assert GUIDES == patchsmith.tool_definitions("auto")
@@ -132,7 +150,7 @@ class TestPrompts:
 
 
 class TestCli:
-    @pytest.mark.parametrize("flavor", ["openai", "anthropic", "mcp"])
+    @pytest.mark.parametrize("flavor", ["openai", "anthropic"])
     def test_tools(self, flavor: str, capsys: pytest.CaptureFixture[str]) -> None:
         code = main(["tools", "--flavor", flavor])
 
