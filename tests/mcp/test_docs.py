@@ -38,9 +38,7 @@ def _hints(spec: ToolSpec) -> str:
 def tool_table() -> str:
     """The tools as docs/mcp.md and docs/agents.md list them, from `_SPECS`."""
     rows = ["| tool | annotations | what it does |", "| --- | --- | --- |"]
-    rows += [
-        f"| `{s.name}` | {_hints(s)} | {s.description.replace('|', '/')} |" for s in _SPECS
-    ]
+    rows += [f"| `{s.name}` | {_hints(s)} | {s.description.replace('|', '/')} |" for s in _SPECS]
     return "\n".join(rows) + "\n"
 
 

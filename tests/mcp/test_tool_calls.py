@@ -179,3 +179,51 @@ class TestToolNames:
         assert 0 == main(["tools", "--flavor", "mcp", "--format", format])
 
         assert [name] == [t["name"] for t in json.loads(capsys.readouterr().out)]
+
+
+class TestProgress:
+    """propose and run_recipe report their steps to a client that asks for progress."""
+
+    @staticmethod
+    def _steps(worker: _Worker, name: str, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
+        steps: list[str] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            steps.append(message or "")
+
+        async def run() -> Any:
+            async with Client(build_server(worker)) as client:
+                return await client.call_tool(name, arguments, progress_callback=progress)
+
+        return anyio.run(run), steps
+
+    def test_propose_reports_its_verification(self, git_repo: Path) -> None:
+        fix = (
+            "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def greet(name):\n"
+            '-    return "Hello, " + name\n+    return f"Hello, {name}!"\n'
+        )
+        proposal = {
+            "proposal_id": "p-progress",
+            "run_id": "run-progress",
+            "attempt_no": 1,
+            "strategy": "UNIFIED_DIFF",
+            "objective": "greet with an exclamation mark",
+            "operations": [{"type": "patch", "format": "udiff", "text": fix}],
+            "verification_plan": {"profile": "greeting"},
+        }
+        worker = _Worker(Toolbox(git_repo, trust=True))
+        try:
+            result, steps = self._steps(worker, "propose", {"proposal": proposal})
+        finally:
+            worker.close()
+
+        assert not result.is_error, result.content
+        assert any("greeting" in step for step in steps), steps
+
+    def test_run_recipe_reports_its_steps(self, git_repo: Path, worker: _Worker) -> None:
+        (git_repo / "log.py").write_bytes(b"import logging\n\nlogging.warn('x')\n")
+
+        result, steps = self._steps(worker, "run_recipe", {"recipe": "logging-warn-to-warning"})
+
+        assert not result.is_error, result.content
+        assert steps and all("/" in step for step in steps), steps
