@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,35 @@ class TestCli:
     def test_unknown_format_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
         assert 2 == main(["prompt", "--format", "nope"])
         assert 2 == main(["tools", "--flavor", "gemini"])
+
+
+AGENTS_MD = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+FORMAT_TABLE = re.compile(
+    r"(<!-- format-tools:begin -->\n)(.*?)(<!-- format-tools:end -->)", re.DOTALL
+)
+
+
+def format_table() -> str:
+    """The format tools as docs/agents.md lists them, from the definitions themselves."""
+    rows = ["| format | tool name | arguments |", "| --- | --- | --- |"]
+    for guide in GUIDES:
+        properties = guide.parameters["properties"]
+        arguments = "; ".join(
+            f"`{name}`" + (f": {spec['description']}" if "description" in spec else "")
+            for name, spec in properties.items()
+        )
+        rows.append(f"| `{guide.format.value}` | `{guide.name}` | {arguments} |")
+    return "\n".join(rows) + "\n"
+
+
+class TestDocs:
+    def test_format_table_is_current(self) -> None:
+        """docs/agents.md's table of format tools is generated (PATCHSMITH_UPDATE_SNAPSHOTS=1)."""
+        text = AGENTS_MD.read_text(encoding="utf-8")
+        if os.environ.get("PATCHSMITH_UPDATE_SNAPSHOTS"):
+            text = FORMAT_TABLE.sub(lambda m: m.group(1) + format_table() + m.group(3), text)
+            AGENTS_MD.write_text(text, encoding="utf-8")
+
+        found = FORMAT_TABLE.search(text)
+        assert found is not None
+        assert format_table() == found.group(2)
