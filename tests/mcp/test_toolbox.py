@@ -151,6 +151,16 @@ class TestReading:
         assert sha(APP) == result.content["sha256"]
         assert "lines 5-6 of 6" in result.text
 
+    def test_view_range_or_start_line_not_both(self, box: Toolbox) -> None:
+        result = call(box, "read_file", path="app.py", view_range=[1, 2], start_line=1)
+
+        assert ["INVALID_ARGUMENTS"] == codes(result)
+
+    def test_view_range_as_in_view(self, box: Toolbox) -> None:
+        result = call(box, "read_file", path="app.py", view_range=[5, -1])
+
+        assert (5, 6) == (result.content["start_line"], result.content["end_line"])
+
     @pytest.mark.parametrize(("start", "end"), [(7, None), (3, 2)])
     def test_bad_range(self, box: Toolbox, start: int, end: int | None) -> None:
         """A range past the end or backwards is refused."""
