@@ -109,6 +109,17 @@ class TestBoundedViews:
         assert "line cut at" in viewed.content[0].text
         assert len(viewed.content[0].text) < 1500
         assert "view_range [2, -1]" in viewed.content[0].text
+        assert "a larger max_chars shows line 1 whole" in viewed.content[0].text
+
+    def test_a_cut_line_alone_names_max_chars_only(self, git_repo: Path, worker: _Worker) -> None:
+        (git_repo / "wide.txt").write_text("x" * 5_000 + "\n")
+
+        (viewed,) = _session(
+            worker, ("view", {"path": "wide.txt", "view_range": [1, 1], "max_chars": 100})
+        )
+
+        assert "a larger max_chars" in viewed.content[0].text
+        assert "view_range [" not in viewed.content[0].text
 
 
 class TestFinishingARun:

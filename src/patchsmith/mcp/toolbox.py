@@ -334,13 +334,7 @@ class Toolbox:
         header = f"{relative} (sha256 {read.sha256}; lines {first}-{shown_last} of {total})"
         text = "\n".join([header, *shown.lines])
         if shown.truncated:
-            resume = shown_last + 1 if shown_last < last else shown_last
-            text += (
-                f"\n[shown up to line {shown_last} of {total}: the view stops at max_chars "
-                f"{max_chars}; read on with view_range [{resume}, {end or -1}]"
-                + (" or a larger max_chars" if shown_last == first else "")
-                + "]"
-            )
+            text += "\n" + _read_on(shown_last, last, end, total, max_chars, cut=shown.cut)
         return ToolResult(content, text)
 
     def _refuse_forbidden(self, relative: str) -> None:
@@ -783,6 +777,16 @@ class Toolbox:
         if frozen.branch is not None:
             text += f"; branch {frozen.branch} at {frozen.commit}"
         return ToolResult(frozen.to_json(), text + "\n\nDiff:\n" + bounded_diff(frozen.diff))
+
+
+def _read_on(shown: int, last: int, end: int | None, total: int, limit: int, *, cut: bool) -> str:
+    """The note ending a view that stopped at `max_chars`: how to see the rest."""
+    ways = []
+    if cut:
+        ways.append(f"a larger max_chars shows line {shown} whole")
+    if shown < last:
+        ways.append(f"read on with view_range [{shown + 1}, {end or -1}]")
+    return f"[shown up to line {shown} of {total}, within max_chars {limit}: {'; '.join(ways)}]"
 
 
 def _recipe_progress(step: str, done: int, total: int) -> None:

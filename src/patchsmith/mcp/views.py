@@ -15,10 +15,12 @@ __all__ = ["BoundedView", "bounded_lines"]
 
 @dataclass(frozen=True)
 class BoundedView:
-    """The numbered lines shown (`"  7 | text"`), and whether lines of the range were left out."""
+    """The numbered lines shown (`"  7 | text"`), and whether part of the range was left out."""
 
     lines: tuple[str, ...]
     truncated: bool
+    cut: bool = False
+    """The one line shown is longer than the bound: only its beginning is shown."""
 
 
 def bounded_lines(lines: Sequence[str], first: int, last: int, max_chars: int) -> BoundedView:
@@ -38,6 +40,7 @@ def bounded_lines(lines: Sequence[str], first: int, last: int, max_chars: int) -
                 cut = max(max_chars - width - 3, 0)
                 note = f"[line cut at {cut} of {len(text)} characters]"
                 shown.append(f"{number:>{width}} | {text[:cut]} {note}")
+                return BoundedView(tuple(shown), True, cut=True)
             return BoundedView(tuple(shown), True)
         shown.append(numbered)
         used += len(numbered) + 1
