@@ -84,6 +84,16 @@ class TestCamelCase:
 
         assert isinstance(failure, PatchFailure)
 
+    def test_both_spellings_of_one_field_are_named(self) -> None:
+        """`proposal_id` and `proposalId` together: the message says so, not "extra input"."""
+        failure = load_proposal(SNAKE | {"proposalId": SNAKE["proposal_id"]})
+
+        assert isinstance(failure, PatchFailure)
+        assert FailureCode.INVALID_PROPOSAL == failure.code
+        assert "'proposal_id' is given twice, as 'proposal_id' and 'proposalId'" in failure.message
+        assert "Extra inputs" not in failure.message
+        assert "Value error" not in failure.message
+
     def test_applies_through_propose(self, tmp_path: Path) -> None:
         root = make_tree(tmp_path / "ws", {"a.py": b"x = 1\n"})
 

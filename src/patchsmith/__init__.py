@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    # A callable package: `patchsmith.verify(root, profiles)` runs verification, and
-    # `patchsmith.verify.VerifyReport` & co. are its types.
-    from patchsmith import verify
     from patchsmith.attempt.api import apply
     from patchsmith.attempt.direct import FileView, read_file, write_file
     from patchsmith.attempt.propose import propose
@@ -56,6 +53,10 @@ if TYPE_CHECKING:
     from patchsmith.pipeline.source import ProposalSource, Turn
     from patchsmith.pipeline.task import Task
     from patchsmith.policy import Policy
+
+    # At run time `patchsmith.verify` is the verify package, made callable (it runs this
+    # function); type checkers see the function, so `patchsmith.verify(root, ...)` checks.
+    from patchsmith.verify.workflow import verify
 
 __all__ = [
     "Action",

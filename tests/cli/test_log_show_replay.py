@@ -161,7 +161,7 @@ class TestLog:
         payload = json.loads(out)
 
         assert code == 0
-        assert {"status", "attempts", "errors"} == set(payload)
+        assert {"status", "attempts", "errors", "schema_version"} == set(payload)
         assert (payload["status"], payload["errors"]) == ("ok", [])
         assert [a["id"] for a in payload["attempts"]] == ["a-2"]
         assert "applied_diff" not in payload["attempts"][0]
@@ -317,6 +317,7 @@ class TestReplay:
                 }
             ],
             "errors": [],
+            "schema_version": 1,
         } == payload
 
     def test_different(

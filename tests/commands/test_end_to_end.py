@@ -228,8 +228,10 @@ class TestCli:
         assert 0 == main(["run-command", "--list", "-C", str(tmp_path)])
         text = capsys.readouterr().out
         assert 0 == main(["run-command", "--list", "--json", "-C", str(tmp_path)])
-        listing = json.loads(capsys.readouterr().out)
+        printed = json.loads(capsys.readouterr().out)
+        listing = printed["profiles"]
 
+        assert 1 == printed["schema_version"]
         assert "gen: make gen" in text
         assert "npm-lock: npm install --package-lock-only" in text
         assert ["make", "gen"] == listing["gen"]["argv"]

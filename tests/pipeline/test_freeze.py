@@ -67,6 +67,7 @@ class TestFreeze:
         assert 4 == len(frozen.attempts)
         assert frozen.diff_bytes == out.read_bytes()
         assert frozen.branch is None
+        assert 1 == repr(frozen).count("+++ b/app.py")  # the diff shows once, not as bytes too
         # The one diff takes a clean copy of the base to exactly the run's result.
         clone = tmp_path / "clone"
         git(tmp_path, "clone", "-q", str(repo), str(clone))

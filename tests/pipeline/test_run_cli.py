@@ -255,6 +255,40 @@ class TestExampleAgent:
         assert (0, "succeeded") == (code, json.loads(out)["status"])
         assert "min(count + amount, 100)" in (scratch / "inventory.py").read_text()
 
+    def test_cli_agent_as_the_docs_type_it(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Paths in --source-cmd are relative to where the user typed the command, not to -C."""
+        scratch = tmp_path / "ws"
+        subprocess.run(["cp", "-R", str(EXAMPLE / "workspace"), str(scratch)], check=True)
+        monkeypatch.chdir(EXAMPLE.parent.parent)
+        argv = ["run", "examples/agent/task.json", "-C", str(scratch), "--json"]
+        argv += ["--source-cmd", f"{sys.executable} examples/agent/model.py"]
+
+        code, out, _ = _run(argv, capsys)
+
+        assert (0, "succeeded") == (code, json.loads(out)["status"])
+
+    def test_source_command_is_told_the_workspace(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The command finds the workspace in $PATCHSMITH_ROOT."""
+        scratch = tmp_path / "ws"
+        subprocess.run(["cp", "-R", str(EXAMPLE / "workspace"), str(scratch)], check=True)
+        seen = tmp_path / "seen.txt"
+        script = tmp_path / "model.py"
+        script.write_text(
+            "import os, pathlib, sys\n"
+            f"pathlib.Path({str(seen)!r}).write_text(os.environ['PATCHSMITH_ROOT'])\n"
+            "sys.stdout.write('no edit here')\n"
+        )
+        argv = ["run", str(EXAMPLE / "task.json"), "-C", str(scratch), "--json"]
+        argv += ["--source-cmd", f"{sys.executable} {script}", "--max-attempts", "1"]
+
+        _run(argv, capsys)
+
+        assert str(scratch) == seen.read_text()
+
 
 def test_propose_stays_callable_after_its_module_is_imported() -> None:
     """`patchsmith.propose` stays the function once its module is imported."""

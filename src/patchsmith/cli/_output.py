@@ -14,6 +14,7 @@ __all__ = [
     "EXIT_REFUSED",
     "EXIT_UNVERIFIED",
     "EXIT_USAGE",
+    "JSON_SCHEMA_VERSION",
     "missing_root",
     "print_failures",
     "usage_error",
@@ -27,9 +28,17 @@ EXIT_UNVERIFIED = 3
 """`patchsmith verify`: a profile ran but established nothing (verdict `error`)."""
 
 
+JSON_SCHEMA_VERSION = 1
+"""The shape of every `--json` object; raised when a field changes meaning or goes away."""
+
+
 def write_json(payload: dict[str, object]) -> None:
-    """Print `payload` as one JSON object on stdout (ASCII, so any terminal encoding reads it)."""
-    sys.stdout.write(json.dumps(payload, ensure_ascii=True) + "\n")
+    """Print `payload` as one JSON object on stdout (ASCII, so any terminal encoding reads it).
+
+    Every object carries `schema_version` (last), so a caller can tell which shape it reads.
+    """
+    versioned = {**payload, "schema_version": JSON_SCHEMA_VERSION}
+    sys.stdout.write(json.dumps(versioned, ensure_ascii=True) + "\n")
 
 
 def print_failures(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
@@ -26,8 +27,9 @@ TASK is a JSON or YAML file (docs/agents.md): {"objective": ..., "files": [...],
 
 The replies come from --replies FILE (a JSON array of replies, or JSON Lines; a
 string is model text in any edit format, an object a proposal), or from
---source-cmd 'COMMAND ARGS', run once per turn (no shell) with the turn's prompt
-on stdin (--turn-format json: the whole turn as JSON) and the reply on stdout.
+--source-cmd 'COMMAND ARGS', run once per turn (no shell, in the current
+directory, $PATCHSMITH_ROOT naming the workspace) with the turn's prompt on stdin
+(--turn-format json: the whole turn as JSON) and the reply on stdout.
 
 exit status: 0 every milestone applied; 1 the budget ran out, the source failed,
 or the run could not start; 2 usage error.
@@ -116,7 +118,10 @@ def run(args: argparse.Namespace) -> int:
             return _usage(f"cannot split --source-cmd: {exc}", as_json=args.json)
         if not argv:
             return _usage("--source-cmd names no command", as_json=args.json)
-        source = CommandSource(argv, cwd=args.root, turn_format=args.turn_format)
+        # The command runs where the user typed it, so its relative paths mean what they
+        # meant in their shell; the workspace is named in its environment.
+        root = {"PATCHSMITH_ROOT": os.path.abspath(args.root)}
+        source = CommandSource(argv, turn_format=args.turn_format, env=root)
     result = run_task(
         task, source, budget, root=args.root, record=args.record, trust=trust_of(args)
     )

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from patchsmith.cli._consent import add_trust_option, trust_of
-from patchsmith.cli._output import EXIT_USAGE, missing_root
+from patchsmith.cli._output import EXIT_USAGE, missing_root, write_json
 from patchsmith.cli.apply import add_record_option, print_report
 
 __all__ = ["register", "run"]
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         if args.json:
             listing = {name: p.model_dump(mode="json") for name, p in sorted(profiles.items())}
-            sys.stdout.write(json.dumps(listing, indent=2) + "\n")
+            write_json({"profiles": listing})
         else:
             for name, profile in sorted(profiles.items()):
                 sys.stdout.write(f"{name}: {' '.join(profile.argv)}\n")

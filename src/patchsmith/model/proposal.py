@@ -85,6 +85,21 @@ class ProposalModel(BaseModel):
         defer_build=True,
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spelling_per_field(cls, data: object) -> object:
+        # Without this, pydantic takes one spelling and calls the other an "extra input",
+        # which reads as if the field itself were unknown.
+        if isinstance(data, Mapping):
+            twice = [
+                f"{name!r} is given twice, as {name!r} and {to_camel(name)!r}; send one"
+                for name in cls.model_fields
+                if to_camel(name) != name and name in data and to_camel(name) in data
+            ]
+            if twice:
+                raise ValueError("; ".join(twice))
+        return data
+
 
 class ProposalStrategy(StrEnum):
     """How the proposer intends the change to be made."""
@@ -560,7 +575,7 @@ def _describe(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors(include_url=False):
         location = ".".join(str(part) for part in error["loc"]) or "(root)"
-        parts.append(f"{location}: {error['msg']}")
+        parts.append(f"{location}: {error['msg'].removeprefix('Value error, ')}")
     shown = parts[:10]
     more = f" (and {len(parts) - len(shown)} more)" if len(parts) > len(shown) else ""
     return "invalid proposal: " + "; ".join(shown) + more

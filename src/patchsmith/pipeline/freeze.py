@@ -15,7 +15,7 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
@@ -50,7 +50,8 @@ class FrozenCandidate:
 
     run_id: str
     diff: str
-    diff_bytes: bytes
+    diff_bytes: bytes = field(repr=False)
+    """The same change as `diff`, byte-exact; left out of the repr, which shows `diff` once."""
     files: tuple[str, ...]
     attempts: tuple[str, ...]
     out: str | None = None

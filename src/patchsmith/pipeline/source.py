@@ -104,7 +104,7 @@ class Turn:
 class ProposalSource(Protocol):
     """Anything that answers a `Turn` with a reply (an LLM client, a script, a person)."""
 
-    def __call__(self, turn: Turn) -> Reply: ...
+    def __call__(self, turn: Turn, /) -> Reply: ...
 
 
 class ScriptedSource:
@@ -164,8 +164,10 @@ def load_replies(path: str | os.PathLike[str]) -> ScriptedSource:
 class CommandSource:
     """Runs `argv` once per turn: the turn's prompt (or JSON) on stdin, the reply on stdout.
 
-    No shell is involved. The environment is inherited, plus `PATCHSMITH_RUN_ID`,
-    `PATCHSMITH_ATTEMPT` and `PATCHSMITH_MILESTONE`. A stdout holding a JSON object
+    No shell is involved. It runs in `cwd` (default: the current directory). The
+    environment is inherited, plus `PATCHSMITH_RUN_ID`, `PATCHSMITH_ATTEMPT`,
+    `PATCHSMITH_MILESTONE` and whatever `env` adds (the CLI adds `PATCHSMITH_ROOT`,
+    the workspace's absolute path). A stdout holding a JSON object
     with `operations` is read as a proposal, anything else as model text. A command
     that fails, times out or prints nothing raises `SourceError`.
     """
@@ -177,6 +179,7 @@ class CommandSource:
         cwd: str | os.PathLike[str] | None = None,
         turn_format: str = "text",
         timeout_seconds: float | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         if not argv:
             raise ValueError("argv must name a command")
@@ -186,11 +189,13 @@ class CommandSource:
         self.cwd = cwd
         self.turn_format = turn_format
         self.timeout_seconds = timeout_seconds
+        self.env = dict(env or {})
 
     def __call__(self, turn: Turn) -> Reply:
         stdin = turn.prompt() if self.turn_format == "text" else json.dumps(turn.to_json())
         env = {
             **os.environ,
+            **self.env,
             "PATCHSMITH_RUN_ID": turn.run_id,
             "PATCHSMITH_ATTEMPT": str(turn.attempt_no),
             "PATCHSMITH_MILESTONE": turn.milestone.id,
