@@ -14,13 +14,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from patchsmith.formats.registry import format_named
 from patchsmith.formats.script import EditFormat
 
 __all__ = [
     "EXAMPLE_FILE",
+    "ApplyOptions",
     "ToolDefinition",
     "ToolFlavor",
     "format_prompt",
@@ -31,6 +32,13 @@ EXAMPLE_FILE = ("app.py", 'def greet(name):\n    return "Hello, " + name\n')
 """The file every example edits: its path and its text before the edit."""
 
 _EXAMPLE_NEW = 'def greet(name):\n    return f"Hello, {name}!"\n'
+
+
+class ApplyOptions(TypedDict):
+    """Keyword arguments of `patchsmith.apply` that a tool call asks for."""
+
+    full_rewrite: bool
+    """The call rewrites a file on purpose (`write_whole_file`'s `full_rewrite`)."""
 
 
 class ToolFlavor(StrEnum):
@@ -95,14 +103,14 @@ class ToolDefinition:
             return _whole_file(str(arguments["path"]), str(arguments["snippet"]))
         return str(arguments["patch"])
 
-    def options(self, arguments: Mapping[str, Any] | str) -> dict[str, bool]:
+    def options(self, arguments: Mapping[str, Any] | str) -> ApplyOptions:
         """The keyword arguments of `patchsmith.apply` a call asks for (`full_rewrite`).
 
         `patchsmith.apply(tool.reply(args), root, format=tool.format, **tool.options(args))`
         applies a call as the tool's description promises.
         """
         decoded = _decoded(arguments)
-        return {"full_rewrite": decoded.get("full_rewrite") is True}
+        return ApplyOptions(full_rewrite=decoded.get("full_rewrite") is True)
 
 
 def _decoded(arguments: Mapping[str, Any] | str) -> Mapping[str, Any]:
