@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,24 @@ class TestDefinitions:
         assert ApplyStatus.APPLIED == report.status, report.errors
         assert content.encode() == (root / "README.md").read_bytes()
 
+    def test_whole_file_full_rewrite_is_passed_on(self, root: Path) -> None:
+        """A legitimate shrink goes through with full_rewrite, and is refused without it."""
+        (guide,) = patchsmith.tool_definitions(EditFormat.WHOLE_FILE)
+        (root / "big.py").write_text("".join(f"x{n} = {n}\n" for n in range(60)))
+        call = {"path": "big.py", "content": "x = 1\n", "full_rewrite": False}
+
+        refused = patchsmith.apply(
+            guide.reply(call), root, format=guide.format, **guide.options(call)
+        )
+        call["full_rewrite"] = True
+        options = guide.options(json.dumps(call))
+        applied = patchsmith.apply(guide.reply(call), root, format=guide.format, **options)
+
+        assert ["LARGE_REMOVAL"] == [e.code.value for e in refused.errors]
+        assert "full_rewrite" in (refused.errors[0].hint or "")
+        assert ApplyStatus.APPLIED == applied.status, applied.errors
+        assert "x = 1\n" == (root / "big.py").read_text()
+
     def test_aliases_and_unknown_names(self) -> None:
         assert ["udiff"] == [g.format.value for g in patchsmith.tool_definitions("diff")]
         assert GUIDES == patchsmith.tool_definitions("auto")
@@ -132,7 +152,7 @@ class TestPrompts:
 
 
 class TestCli:
-    @pytest.mark.parametrize("flavor", ["openai", "anthropic", "mcp"])
+    @pytest.mark.parametrize("flavor", ["openai", "anthropic"])
     def test_tools(self, flavor: str, capsys: pytest.CaptureFixture[str]) -> None:
         code = main(["tools", "--flavor", flavor])
 
@@ -154,3 +174,35 @@ class TestCli:
     def test_unknown_format_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
         assert 2 == main(["prompt", "--format", "nope"])
         assert 2 == main(["tools", "--flavor", "gemini"])
+
+
+AGENTS_MD = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+FORMAT_TABLE = re.compile(
+    r"(<!-- format-tools:begin -->\n)(.*?)(<!-- format-tools:end -->)", re.DOTALL
+)
+
+
+def format_table() -> str:
+    """The format tools as docs/agents.md lists them, from the definitions themselves."""
+    rows = ["| format | tool name | arguments |", "| --- | --- | --- |"]
+    for guide in GUIDES:
+        properties = guide.parameters["properties"]
+        arguments = "; ".join(
+            f"`{name}`" + (f": {spec['description']}" if "description" in spec else "")
+            for name, spec in properties.items()
+        )
+        rows.append(f"| `{guide.format.value}` | `{guide.name}` | {arguments} |")
+    return "\n".join(rows) + "\n"
+
+
+class TestDocs:
+    def test_format_table_is_current(self) -> None:
+        """docs/agents.md's table of format tools is generated (PATCHSMITH_UPDATE_SNAPSHOTS=1)."""
+        text = AGENTS_MD.read_text(encoding="utf-8")
+        if os.environ.get("PATCHSMITH_UPDATE_SNAPSHOTS"):
+            text = FORMAT_TABLE.sub(lambda m: m.group(1) + format_table() + m.group(3), text)
+            AGENTS_MD.write_text(text, encoding="utf-8")
+
+        found = FORMAT_TABLE.search(text)
+        assert found is not None
+        assert format_table() == found.group(2)

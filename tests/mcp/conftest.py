@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.workspace_snapshot import make_tree
@@ -68,3 +69,9 @@ def excerpt_line(excerpt: str, starts_with: str) -> str:
         if bar and text.lstrip().startswith(starts_with):
             return text
     raise AssertionError(f"no line starting {starts_with!r} in excerpt:\n{excerpt}")
+
+
+def numbered(result: Any) -> list[str]:
+    """The numbered lines a view or read shows (its text without the header and note)."""
+    text = result.text if hasattr(result, "text") else result.content[0].text
+    return [line for line in text.splitlines()[1:] if not line.startswith("[")]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.conftest import APP, SLOPPY_PATCH, STALE_PATCH, excerpt_line
+from tests.mcp.conftest import APP, SLOPPY_PATCH, STALE_PATCH, excerpt_line, numbered
 
 from mcp import Client
 
@@ -28,6 +28,9 @@ TOOLS = {
     "verify",
     "log",
     "show",
+    "revert",
+    "judge",
+    "freeze",
 }
 
 
@@ -47,7 +50,7 @@ async def drive(client: Client, repo: Path) -> None:
     # read and view, with the editor family's absolute paths
     read = await client.call_tool("read_file", {"path": "/workspace/app.py"})
     assert not read.is_error
-    assert APP.decode() == _structured(read)["content"]
+    assert APP.decode().splitlines() == [line[4:] for line in numbered(read)]
     listing = await client.call_tool("view", {"path": "/workspace"})
     assert ["app.py", "patchsmith.toml"] == _structured(listing)["entries"]
 

@@ -13,11 +13,37 @@ from pathlib import Path
 
 import pytest
 
-from patchsmith.mcp.toolbox import _SPECS
+from patchsmith.mcp.toolbox import _SPECS, ToolSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MCP_MD = DOCS / "mcp.md"
 SCHEMA_BLOCK = re.compile(r"<!-- schema:(\w+) -->\n```json\n(.*?)```\n", re.DOTALL)
+TOOL_TABLE = re.compile(r"(<!-- tools:begin -->\n)(.*?)(<!-- tools:end -->)", re.DOTALL)
+
+
+def _hints(spec: ToolSpec) -> str:
+    hints = spec.annotations()
+    shown = [
+        label
+        for key, label in [
+            ("readOnlyHint", "read-only"),
+            ("destructiveHint", "destructive"),
+            ("idempotentHint", "idempotent"),
+        ]
+        if hints[key]
+    ]
+    return ", ".join(shown) or "additive"
+
+
+def tool_table() -> str:
+    """The tools as docs/mcp.md and docs/agents.md list them, from `_SPECS`."""
+    rows = ["| tool | annotations | what it does |", "| --- | --- | --- |"]
+    rows += [f"| `{s.name}` | {_hints(s)} | {s.description.replace('|', '/')} |" for s in _SPECS]
+    return "\n".join(rows) + "\n"
+
+
+def _with_table(text: str) -> str:
+    return TOOL_TABLE.sub(lambda m: m.group(1) + tool_table() + m.group(3), text)
 
 
 def _render(name: str) -> str:
@@ -50,6 +76,24 @@ class TestMcpPage:
 
         for match in SCHEMA_BLOCK.finditer(text):
             assert _render(match.group(1)) == match.group(2), match.group(1)
+
+    @pytest.mark.parametrize("page", ["mcp.md", "agents.md"])
+    def test_tool_table_is_current(self, page: str) -> None:
+        """The generated tool table lists every tool with its annotations, as the code does."""
+        path = DOCS / page
+        text = path.read_text(encoding="utf-8")
+        if os.environ.get("PATCHSMITH_UPDATE_SNAPSHOTS"):
+            path.write_text(_with_table(text), encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
+
+        found = TOOL_TABLE.search(text)
+        assert found is not None, f"{page} has no <!-- tools:begin --> table"
+        assert tool_table() == found.group(2)
+
+    def test_readme_does_not_count_the_tools(self) -> None:
+        """A count drifts; the README names the page that lists them instead."""
+        readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+        assert re.search(r"\b\d+ (MCP )?tools\b", readme) is None
 
     @pytest.mark.parametrize("page", ["agents.md", "../README.md"])
     def test_linked(self, page: str) -> None:

@@ -76,8 +76,8 @@ class TestInProcess:
                 await client.call_tool("log", {})
 
         anyio.run(main)
-        opened = worker._executor.submit(Store.open, worker.toolbox.state_dir()).result()
-        again = worker._executor.submit(Store.open, worker.toolbox.state_dir()).result()
+        opened = worker._edits.submit(Store.open, worker.toolbox.state_dir()).result()
+        again = worker._edits.submit(Store.open, worker.toolbox.state_dir()).result()
 
         assert opened._conn is not None
         assert opened._conn is again._conn

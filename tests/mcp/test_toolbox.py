@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.mcp.conftest import APP, SLOPPY_PATCH, STALE_PATCH, excerpt_line
+from tests.mcp.conftest import APP, SLOPPY_PATCH, STALE_PATCH, excerpt_line, numbered
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith.errors import PatchRefused
@@ -136,19 +136,30 @@ class TestReading:
         result = call(box, "read_file", path="app.py")
 
         assert not result.is_error
-        assert APP.decode() == result.content["content"]
+        assert APP.decode().splitlines() == [line[4:] for line in numbered(result)]
         assert sha(APP) == result.content["sha256"]
         assert 6 == result.content["total_lines"]
-        assert str(result.content["numbered"]).startswith("1 | def greet(name):")
+        assert numbered(result)[0] == "1 | def greet(name):"
+        assert "content" not in result.content  # the lines are sent once, as text
 
     def test_range(self, box: Toolbox) -> None:
         """start_line/end_line return a range; the sha256 is still the whole file's."""
         result = call(box, "read_file", path="/workspace/app.py", start_line=5, end_line=99)
 
-        assert 'def farewell(name):\n    return "Bye, " + name\n' == result.content["content"]
+        assert ["5 | def farewell(name):", '6 |     return "Bye, " + name'] == numbered(result)
         assert (5, 6) == (result.content["start_line"], result.content["end_line"])
         assert sha(APP) == result.content["sha256"]
         assert "lines 5-6 of 6" in result.text
+
+    def test_view_range_or_start_line_not_both(self, box: Toolbox) -> None:
+        result = call(box, "read_file", path="app.py", view_range=[1, 2], start_line=1)
+
+        assert ["INVALID_ARGUMENTS"] == codes(result)
+
+    def test_view_range_as_in_view(self, box: Toolbox) -> None:
+        result = call(box, "read_file", path="app.py", view_range=[5, -1])
+
+        assert (5, 6) == (result.content["start_line"], result.content["end_line"])
 
     @pytest.mark.parametrize(("start", "end"), [(7, None), (3, 2)])
     def test_bad_range(self, box: Toolbox, start: int, end: int | None) -> None:
@@ -163,7 +174,7 @@ class TestReading:
 
         result = call(Toolbox(repo), "read_file", path="empty.txt")
 
-        assert (0, "") == (result.content["total_lines"], result.content["numbered"])
+        assert (0, []) == (result.content["total_lines"], numbered(result))
 
     @pytest.mark.parametrize(
         ("path", "code"),
@@ -233,7 +244,7 @@ class TestView:
         """A file with view_range shows those lines, numbered."""
         result = call(box, "view", path="app.py", view_range=[2, 2])
 
-        assert '2 |     return "Hello, " + name' == result.content["numbered"]
+        assert ['2 |     return "Hello, " + name'] == numbered(result)
 
     def test_view_range_on_directory(self, box: Toolbox) -> None:
         """view_range is for files."""
@@ -370,7 +381,7 @@ class TestEditorCommands:
         )
         undone = call(box, "str_replace_editor", command="undo_edit", path="app.py")
 
-        assert "1 | def greet(name):" == viewed.content["numbered"]
+        assert ["1 | def greet(name):"] == numbered(viewed)
         assert not replaced.is_error
         assert not undone.is_error
         assert APP == (repo / "app.py").read_bytes()

@@ -23,9 +23,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "mcp",
         help="serve read/edit/verify tools to an agent over MCP (stdio or HTTP)",
-        description="Serve the workspace's tools (read_file, view, apply, str_replace, insert, "
-        "create, undo_edit, write_file, propose, run_recipe, verify, log, show) over the "
-        "Model Context Protocol. The root and its policy are fixed when the server starts. "
+        description="Serve the workspace's tools (read, edit, undo, verify, audit, revert, "
+        "judge, freeze; `patchsmith tools --flavor mcp` prints them) over the Model Context "
+        "Protocol. The root and its policy are fixed when the server starts. "
         "Needs the MCP SDK: pip install 'patchsmith[mcp]'. See docs/mcp.md.",
     )
     parser.add_argument("-C", dest="root", metavar="ROOT", default=".", help="the workspace root")

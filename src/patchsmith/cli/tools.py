@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("openai", "anthropic", "mcp"),
         default="openai",
         help="openai: function calling, strict mode (default); anthropic: tool use; "
-        "mcp: a tools/list entry",
+        "mcp: the tools of `patchsmith mcp`, as its tools/list names them",
     )
     tools.set_defaults(func=_run_tools)
     prompt = subparsers.add_parser(
@@ -50,9 +50,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run_tools(args: argparse.Namespace) -> int:
     from patchsmith.formats.tools import tool_definitions
 
-    definitions = [tool.schema(args.flavor) for tool in tool_definitions(args.format)]
+    if args.flavor == "mcp":
+        definitions = _server_tools(args.format)
+    else:
+        definitions = [tool.schema(args.flavor) for tool in tool_definitions(args.format)]
     sys.stdout.write(json.dumps(definitions, indent=2, ensure_ascii=False) + "\n")
     return EXIT_OK
+
+
+def _server_tools(format: EditFormat | None) -> list[dict[str, object]]:
+    """The MCP server's tools (every one, or the one taking `format`): one source of names."""
+    from patchsmith.mcp.toolbox import tool_specs
+
+    wanted = None if format in (None, EditFormat.AUTO) else _SERVER_TOOL.get(format, "apply")
+    return [spec.definition() for spec in tool_specs() if wanted in (None, spec.name)]
+
+
+_SERVER_TOOL = {EditFormat.WHOLE_FILE: "write_file", EditFormat.STR_REPLACE: "str_replace_editor"}
+"""The server tool that takes each format whole; `apply` takes every other one."""
 
 
 def _run_prompt(args: argparse.Namespace) -> int:

@@ -14,13 +14,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from patchsmith.formats.registry import format_named
 from patchsmith.formats.script import EditFormat
 
 __all__ = [
     "EXAMPLE_FILE",
+    "ApplyOptions",
     "ToolDefinition",
     "ToolFlavor",
     "format_prompt",
@@ -33,6 +34,13 @@ EXAMPLE_FILE = ("app.py", 'def greet(name):\n    return "Hello, " + name\n')
 _EXAMPLE_NEW = 'def greet(name):\n    return f"Hello, {name}!"\n'
 
 
+class ApplyOptions(TypedDict):
+    """Keyword arguments of `patchsmith.apply` that a tool call asks for."""
+
+    full_rewrite: bool
+    """The call rewrites a file on purpose (`write_whole_file`'s `full_rewrite`)."""
+
+
 class ToolFlavor(StrEnum):
     """The shape of a tool definition: which API it is for."""
 
@@ -41,7 +49,9 @@ class ToolFlavor(StrEnum):
     ANTHROPIC = "anthropic"
     """Messages API tool use: `{"name", "description", "input_schema"}`."""
     MCP = "mcp"
-    """Model Context Protocol `tools/list` entry: `{"name", "description", "inputSchema"}`."""
+    """Model Context Protocol `tools/list` entry: `{"name", "description", "inputSchema"}`,
+    for an MCP server of your own; `patchsmith tools --flavor mcp` prints the tools of
+    patchsmith's own server instead (`patchsmith mcp`), named as it serves them."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +92,7 @@ class ToolDefinition:
 
         `arguments` may be the decoded object or the JSON string a client received.
         """
-        if isinstance(arguments, str):
-            decoded = json.loads(arguments)
-            if not isinstance(decoded, dict):
-                raise ValueError("tool arguments must be a JSON object")
-            arguments = decoded
+        arguments = _decoded(arguments)
         if self.format is EditFormat.STR_REPLACE:
             # Strict mode sends every key; the unused ones are null.
             call = {key: value for key, value in arguments.items() if value is not None}
@@ -97,6 +103,24 @@ class ToolDefinition:
             return _whole_file(str(arguments["path"]), str(arguments["snippet"]))
         return str(arguments["patch"])
 
+    def options(self, arguments: Mapping[str, Any] | str) -> ApplyOptions:
+        """The keyword arguments of `patchsmith.apply` a call asks for (`full_rewrite`).
+
+        `patchsmith.apply(tool.reply(args), root, format=tool.format, **tool.options(args))`
+        applies a call as the tool's description promises.
+        """
+        decoded = _decoded(arguments)
+        return ApplyOptions(full_rewrite=decoded.get("full_rewrite") is True)
+
+
+def _decoded(arguments: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    if isinstance(arguments, str):
+        decoded = json.loads(arguments)
+        if not isinstance(decoded, dict):
+            raise ValueError("tool arguments must be a JSON object")
+        return decoded
+    return arguments
+
 
 def _whole_file(path: str, content: str) -> str:
     fence = "```"
@@ -106,14 +130,20 @@ def _whole_file(path: str, content: str) -> str:
     return f"{path}\n{fence}\n{body}{fence}\n"
 
 
-def _text_parameters(name: str, description: str) -> dict[str, object]:
+def _parameters(**fields: tuple[str, str]) -> dict[str, object]:
+    """A closed object schema (OpenAI strict mode): every field `name=(type, description)`."""
     return {
         "type": "object",
-        "properties": {name: {"type": "string", "description": description}},
-        "required": [name],
+        "properties": {
+            name: {"type": kind, "description": description}
+            for name, (kind, description) in fields.items()
+        },
+        "required": list(fields),
         "additionalProperties": False,
     }
 
+
+_PATH = ("string", "the file, relative to the root")
 
 _LAZY_SNIPPET = "# ... existing code ...\n" + _EXAMPLE_NEW
 _LAZY_REPLY = f"{EXAMPLE_FILE[0]}\n```python\n{_LAZY_SNIPPET}```\n"
@@ -183,100 +213,123 @@ def _prompt(
     return f"{title}\n\n{rules}\n\n{common}\n\nExample:\n\n````{fence}\n{example}````\n"
 
 
+def _guide(
+    format: EditFormat,
+    name: str,
+    description: str,
+    parameters: dict[str, object],
+    example: dict[str, Any],
+    teach: tuple[str, str],
+    reply: str,
+    fence: str = "text",
+    common: str = _COMMON,
+) -> ToolDefinition:
+    """One format's definition; `teach` is the prompt's (title, rules), `reply` its example."""
+    title, rules = teach
+    return ToolDefinition(
+        format=format,
+        name=name,
+        description=description,
+        parameters=parameters,
+        example=example,
+        prompt=_prompt(title, rules, reply, fence=fence, common=common),
+        example_reply=reply,
+    )
+
+
+_WHOLE_FILE_REPLY = f"{EXAMPLE_FILE[0]}\n```python\n{_EXAMPLE_NEW}```\n"
+
 _GUIDES: tuple[ToolDefinition, ...] = (
-    ToolDefinition(
-        format=EditFormat.UDIFF,
-        name="apply_unified_diff",
-        description="Edit files with a unified diff (as `git diff` prints it). Each file "
+    _guide(
+        EditFormat.UDIFF,
+        "apply_unified_diff",
+        "Edit files with a unified diff (as `git diff` prints it). Each file "
         "starts with `--- a/PATH` and `+++ b/PATH`; each hunk with `@@`, then lines "
         "starting with ' ' (unchanged), '-' (removed) or '+' (added). `--- /dev/null` "
         "creates a file, `+++ /dev/null` deletes one. Line numbers are optional.",
-        parameters=_text_parameters("patch", "the unified diff, every file's hunks"),
-        example={"patch": _UDIFF_EXAMPLE},
-        prompt=_prompt(
+        _parameters(patch=("string", "the unified diff, every file's hunks")),
+        {"patch": _UDIFF_EXAMPLE},
+        (
             "Write file edits as a unified diff.",
             "Start each file with `--- a/PATH` and `+++ b/PATH`, each hunk with `@@` (line "
             "numbers may be left out), then its lines: ' ' unchanged, '-' removed, '+' added. "
             "Use `--- /dev/null` to create a file and `+++ /dev/null` to delete one.",
-            _UDIFF_EXAMPLE,
-            fence="diff",
         ),
-        example_reply=_UDIFF_EXAMPLE,
+        _UDIFF_EXAMPLE,
+        fence="diff",
     ),
-    ToolDefinition(
-        format=EditFormat.APPLY_PATCH,
-        name="apply_patch",
-        description="Edit files with an apply_patch envelope: `*** Begin Patch`, then "
+    _guide(
+        EditFormat.APPLY_PATCH,
+        "apply_patch",
+        "Edit files with an apply_patch envelope: `*** Begin Patch`, then "
         "`*** Update File: PATH` (or `*** Add File:` / `*** Delete File:`, and "
         "`*** Move to: NEW` after an update), `@@ ANCHOR` lines naming where a change is, "
         "lines starting with ' ', '-' or '+', and `*** End Patch`.",
-        parameters=_text_parameters("patch", "the whole envelope, Begin to End Patch"),
-        example={"patch": _APPLY_PATCH_EXAMPLE},
-        prompt=_prompt(
+        _parameters(patch=("string", "the whole envelope, Begin to End Patch")),
+        {"patch": _APPLY_PATCH_EXAMPLE},
+        (
             "Write file edits as an apply_patch envelope.",
             "Open with `*** Begin Patch` and close with `*** End Patch`. Per file: `*** "
             "Update File: PATH`, `*** Add File: PATH` (every line starts with '+') or `*** "
             "Delete File: PATH`. In an update, `@@ LINE` names a nearby line such as the "
             "enclosing function, then lines start with ' ' unchanged, '-' removed, '+' added.",
-            _APPLY_PATCH_EXAMPLE,
         ),
-        example_reply=_APPLY_PATCH_EXAMPLE,
+        _APPLY_PATCH_EXAMPLE,
     ),
-    ToolDefinition(
-        format=EditFormat.SEARCH_REPLACE,
-        name="search_replace",
-        description="Edit files with SEARCH/REPLACE blocks: the file's path on its own "
+    _guide(
+        EditFormat.SEARCH_REPLACE,
+        "search_replace",
+        "Edit files with SEARCH/REPLACE blocks: the file's path on its own "
         "line, `<<<<<<< SEARCH`, the exact current lines, `=======`, the new lines, "
         "`>>>>>>> REPLACE`. An empty SEARCH creates the file (or appends to it).",
-        parameters=_text_parameters("patch", "one or more SEARCH/REPLACE blocks"),
-        example={"patch": _SEARCH_REPLACE_EXAMPLE},
-        prompt=_prompt(
+        _parameters(patch=("string", "one or more SEARCH/REPLACE blocks")),
+        {"patch": _SEARCH_REPLACE_EXAMPLE},
+        (
             "Write file edits as SEARCH/REPLACE blocks.",
             "For each change write the file's path on its own line, then `<<<<<<< SEARCH`, "
             "the lines to change exactly as they are now, `=======`, the new lines, and "
             "`>>>>>>> REPLACE`. The SEARCH lines must occur once in the file. An empty SEARCH "
             "creates the file.",
-            _SEARCH_REPLACE_EXAMPLE,
         ),
-        example_reply=_SEARCH_REPLACE_EXAMPLE,
+        _SEARCH_REPLACE_EXAMPLE,
     ),
-    ToolDefinition(
-        format=EditFormat.WHOLE_FILE,
-        name="write_whole_file",
-        description="Replace a file (or create it) with its complete new content. Send the "
-        "whole file, never a part of it: every line not sent is deleted.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "the file, relative to the root"},
-                "content": {"type": "string", "description": "the complete new file"},
-            },
-            "required": ["path", "content"],
-            "additionalProperties": False,
-        },
-        example={"path": EXAMPLE_FILE[0], "content": _EXAMPLE_NEW},
-        prompt=_prompt(
+    _guide(
+        EditFormat.WHOLE_FILE,
+        "write_whole_file",
+        "Replace a file (or create it) with its complete new content. Send the "
+        "whole file, never a part of it: every line not sent is deleted. Content that "
+        "drops most of a large file (LARGE_REMOVAL) or its ending (TRUNCATED_OUTPUT) is "
+        "refused unless full_rewrite is true.",
+        _parameters(
+            path=_PATH,
+            content=("string", "the complete new file"),
+            full_rewrite=(
+                "boolean",
+                "true when the file is being rewritten on purpose and may shrink a lot",
+            ),
+        ),
+        {"path": EXAMPLE_FILE[0], "content": _EXAMPLE_NEW, "full_rewrite": False},
+        (
             "Write each changed file whole.",
             "Write the file's path on its own line, then the complete new content of the "
             "file in a fenced code block. Never leave parts out: every line missing from the "
             "block is deleted from the file.",
-            f"{EXAMPLE_FILE[0]}\n```python\n{_EXAMPLE_NEW}```\n",
-            fence="markdown",
         ),
-        example_reply=f"{EXAMPLE_FILE[0]}\n```python\n{_EXAMPLE_NEW}```\n",
+        _WHOLE_FILE_REPLY,
+        fence="markdown",
     ),
-    ToolDefinition(
-        format=EditFormat.STR_REPLACE,
-        name="str_replace_editor",
-        description="Edit a file like a text editor. `str_replace`: replace `old_str`, "
+    _guide(
+        EditFormat.STR_REPLACE,
+        "str_replace_editor",
+        "Edit a file like a text editor. `str_replace`: replace `old_str`, "
         "which must occur exactly once, with `new_str`. `create`: write `file_text` as a "
         "new file. `insert`: insert `new_str` after line `insert_line` (0 = at the top). "
         "Set the arguments a command does not use to null.",
-        parameters={
+        {
             "type": "object",
             "properties": {
                 "command": {"type": "string", "enum": ["str_replace", "create", "insert"]},
-                "path": {"type": "string", "description": "the file, relative to the root"},
+                "path": {"type": _PATH[0], "description": _PATH[1]},
                 "old_str": {
                     "type": ["string", "null"],
                     "description": "str_replace: the exact text to replace, unique in the file",
@@ -297,50 +350,43 @@ _GUIDES: tuple[ToolDefinition, ...] = (
             "required": ["command", "path", "old_str", "new_str", "file_text", "insert_line"],
             "additionalProperties": False,
         },
-        example=_STR_REPLACE_EXAMPLE,
-        prompt=_prompt(
+        _STR_REPLACE_EXAMPLE,
+        (
             "Edit files with str_replace editor calls, written as JSON.",
             'Each call is an object with "command" ("str_replace", "create" or "insert") '
             'and "path". str_replace replaces "old_str" (exact text, found once in the file) '
             'with "new_str"; create writes "file_text" as a new file; insert puts "new_str" '
             'after line "insert_line". Send several calls as a JSON list.',
-            _STR_REPLACE_REPLY,
-            fence="json",
         ),
-        example_reply=_STR_REPLACE_REPLY,
+        _STR_REPLACE_REPLY,
+        fence="json",
     ),
-    ToolDefinition(
-        format=EditFormat.LAZY_SNIPPET,
-        name="edit_with_placeholders",
-        description="Edit a file by sending its changed parts with their new content, "
+    _guide(
+        EditFormat.LAZY_SNIPPET,
+        "edit_with_placeholders",
+        "Edit a file by sending its changed parts with their new content, "
         "unchanged stretches replaced by a placeholder comment such as "
         "`# ... existing code ...`. Keep unchanged lines that occur once in the file next to "
         "each placeholder; the edit is merged by them, or refused.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "the file, relative to the root"},
-                "snippet": {
-                    "type": "string",
-                    "description": "the new text of the changed parts, with placeholder "
-                    "comments where unchanged code is left out",
-                },
-            },
-            "required": ["path", "snippet"],
-            "additionalProperties": False,
-        },
-        example={"path": EXAMPLE_FILE[0], "snippet": _LAZY_SNIPPET},
-        prompt=_prompt(
+        _parameters(
+            path=_PATH,
+            snippet=(
+                "string",
+                "the new text of the changed parts, with placeholder comments where "
+                "unchanged code is left out",
+            ),
+        ),
+        {"path": EXAMPLE_FILE[0], "snippet": _LAZY_SNIPPET},
+        (
             "Write each changed part of a file, leaving unchanged code out.",
             "Write the file's path on its own line, then a fenced code block with the new "
             "text of the parts that change. Replace each stretch of unchanged lines with one "
             "placeholder comment in the file's syntax (`# ... existing code ...`, "
             "`// ... existing code ...`, `<!-- ... -->`).",
-            _LAZY_REPLY,
-            fence="markdown",
-            common=_LAZY_COMMON,
         ),
-        example_reply=_LAZY_REPLY,
+        _LAZY_REPLY,
+        fence="markdown",
+        common=_LAZY_COMMON,
     ),
 )
 

@@ -16,13 +16,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from patchsmith.formats.script import EditFormat
 
 __all__ = [
+    "DEFAULT_MAX_CHARS",
     "ApplyArgs",
     "CreateArgs",
     "EditorArgs",
+    "FreezeArgs",
     "InsertArgs",
+    "JudgeArgs",
     "LogArgs",
     "ProposeArgs",
     "ReadFileArgs",
+    "RevertArgs",
     "RunRecipeArgs",
     "ShowArgs",
     "StrReplaceArgs",
@@ -32,7 +36,11 @@ __all__ = [
     "ViewArgs",
     "WriteFileArgs",
     "input_schema",
+    "untitled",
 ]
+
+DEFAULT_MAX_CHARS = 16_000
+"""`view` and `read_file` show at most this many characters of numbered lines by default."""
 
 _PATH = "the file, relative to the workspace root or absolute under the workspace prefix"
 _FORMATS = tuple(f.value for f in EditFormat)
@@ -44,24 +52,38 @@ class ToolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_VIEW_RANGE = "[first, last] line to show (1-based; last -1 = to the end of the file)"
+_MAX_CHARS = (
+    f"at most this many characters of numbered lines (default {DEFAULT_MAX_CHARS}); a longer "
+    "view ends early with a note naming the view_range that reads on"
+)
+
+
 class ReadFileArgs(ToolArgs):
     path: str = Field(description=_PATH)
+    view_range: list[int] | None = Field(None, min_length=2, max_length=2, description=_VIEW_RANGE)
     start_line: Annotated[int, Field(ge=1)] | None = Field(
-        None, description="first line to return (1-based); the whole file when omitted"
+        None, description="first line to return (1-based), instead of view_range"
     )
     end_line: Annotated[int, Field(ge=-1)] | None = Field(
-        None, description="last line to return (inclusive); -1 or omitted: to the end"
+        None, description="last line to return (inclusive; -1: to the end), instead of view_range"
     )
+    max_chars: int = Field(DEFAULT_MAX_CHARS, ge=1, description=_MAX_CHARS)
 
 
 class ViewArgs(ToolArgs):
     path: str = Field(description="a file or a directory (`.` or the prefix: the root)")
     view_range: list[int] | None = Field(
-        None,
-        min_length=2,
-        max_length=2,
-        description="for a file: [first, last] line (1-based, last -1 = to the end)",
+        None, min_length=2, max_length=2, description="for a file: " + _VIEW_RANGE
     )
+    max_chars: int = Field(DEFAULT_MAX_CHARS, ge=1, description="for a file: " + _MAX_CHARS)
+
+
+_FULL_REWRITE = (
+    "the content rewrites the file on purpose: lifts the guards that refuse an edit dropping "
+    "most of a large file (LARGE_REMOVAL) or its ending (TRUNCATED_OUTPUT); placeholder "
+    "lines stay refused"
+)
 
 
 class ApplyArgs(ToolArgs):
@@ -77,6 +99,7 @@ class ApplyArgs(ToolArgs):
     partial: bool = Field(
         False, description="write the edits that located and report the rest (else all or nothing)"
     )
+    full_rewrite: bool = Field(False, description=_FULL_REWRITE)
 
 
 class StrReplaceArgs(ToolArgs):
@@ -118,6 +141,9 @@ class EditorArgs(ToolArgs):
     view_range: list[int] | None = Field(
         None, min_length=2, max_length=2, description="view: [first, last] line, last -1 = end"
     )
+    max_chars: int | None = Field(
+        None, ge=1, description=f"view: at most this many characters (default {DEFAULT_MAX_CHARS})"
+    )
 
 
 class WriteFileArgs(ToolArgs):
@@ -127,6 +153,7 @@ class WriteFileArgs(ToolArgs):
         description="the sha256 read_file returned; null for a new file (with allow_create)"
     )
     allow_create: bool = Field(False, description="the file may not exist yet")
+    full_rewrite: bool = Field(False, description=_FULL_REWRITE)
     reason: str = Field("", description="why: kept in the audit record")
 
 
@@ -179,20 +206,43 @@ class ShowArgs(ToolArgs):
     id: str = Field(description="an attempt id, or a unique prefix of one (from log or a report)")
 
 
+class RevertArgs(ToolArgs):
+    id: str = Field(description="the applied attempt to undo: its id or a unique prefix")
+    check: bool = Field(False, description="dry run: report the diff, write nothing")
+
+
+class JudgeArgs(ToolArgs):
+    subject: str = Field(description="an attempt id (or unique prefix) or a run id")
+    kind: Literal["attempt", "run"] | None = Field(
+        None, description="read subject as this kind (default: an attempt id wins)"
+    )
+    record: bool = Field(True, description="keep the judgement in the audit store")
+
+
+class FreezeArgs(ToolArgs):
+    run_id: str = Field(description="the run whose applied attempts make the change")
+    branch: str | None = Field(
+        None, description="the new git branch's name (default: patchsmith/RUN)"
+    )
+    commit: bool = Field(
+        True, description="in a git checkout, commit the change onto HEAD as a new branch"
+    )
+
+
 def input_schema(model: type[ToolArgs]) -> dict[str, Any]:
     """The JSON Schema of `model`'s arguments, without pydantic's `title` keys."""
-    schema: dict[str, Any] = _untitled(model.model_json_schema())
+    schema: dict[str, Any] = untitled(model.model_json_schema())
     return schema
 
 
-def _untitled(node: Any) -> Any:
+def untitled(node: Any) -> Any:
     if isinstance(node, dict):
         return {
-            key: _untitled(value)
+            key: untitled(value)
             for key, value in node.items()
             # a property may itself be called "title"; only schema titles go
             if not (key == "title" and isinstance(value, str))
         }
     if isinstance(node, list):
-        return [_untitled(item) for item in node]
+        return [untitled(item) for item in node]
     return node

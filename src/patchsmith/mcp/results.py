@@ -18,7 +18,7 @@ from patchsmith.errors import PatchFailure
 if TYPE_CHECKING:
     from patchsmith.model.report import ApplyReport
 
-__all__ = ["MAX_DIFF_CHARS", "ToolResult", "failed", "from_report"]
+__all__ = ["MAX_DIFF_CHARS", "ToolResult", "bounded_diff", "failed", "from_report"]
 
 MAX_DIFF_CHARS = 6000
 """The text of a successful edit shows at most this much of its diff (the JSON has it all)."""
@@ -58,10 +58,14 @@ def from_report(report: ApplyReport, *, extra: dict[str, object] | None = None) 
         content.update(extra)
     text = report.feedback()
     if report.ok and report.diff:
-        diff = report.diff
-        if len(diff) > MAX_DIFF_CHARS:
-            diff = diff[:MAX_DIFF_CHARS] + f"\n... ({len(report.diff)} characters in all)\n"
-        text += "\n\nDiff:\n" + diff
+        text += "\n\nDiff:\n" + bounded_diff(report.diff)
     if report.attempt_id:
         text += f"\n\nAttempt: {report.attempt_id}"
     return ToolResult(content, text, is_error=not report.ok)
+
+
+def bounded_diff(diff: str) -> str:
+    """`diff`, cut after `MAX_DIFF_CHARS` characters with a note (the JSON has it all)."""
+    if len(diff) <= MAX_DIFF_CHARS:
+        return diff
+    return diff[:MAX_DIFF_CHARS] + f"\n... ({len(diff)} characters in all)\n"

@@ -6,9 +6,9 @@ The SDK's low-level `Server` is used rather than its decorator framework: the in
 schemas are the argument models' own, and a bad argument comes back as a
 PatchFailure-shaped result the model can read, not as a protocol error.
 
-Every tool call runs on one worker thread, one at a time: edits to one workspace are
-serialised anyway, and the one store connection the process keeps (SQLite binds a
-connection to its thread) is opened and used there.
+Tool calls run on worker threads (`_Worker`): edits one at a time, reads beside them;
+`verify`, `propose` and `run_recipe` report progress per step, and a cancelled call
+stops the programs it runs.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import asyncio
 import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ from patchsmith.mcp.httpguard import (
 )
 from patchsmith.mcp.results import ToolResult
 from patchsmith.mcp.toolbox import Toolbox, ToolSpec
+from patchsmith.runtime.progress import watched
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -50,7 +51,7 @@ INSTRUCTIONS = (
     "then edit it (str_replace, insert, create, write_file, or apply for a diff or any other "
     "format). A refused edit changes nothing: the result names the problem and shows the "
     "file's real lines; resend the edit against them. undo_edit takes back your last edit "
-    "of a file; verify runs the workspace's checks."
+    "of a file; verify runs the workspace's checks; revert, judge and freeze finish a run."
 )
 """What the server tells a client about itself when it connects."""
 
@@ -64,35 +65,101 @@ class Transport(StrEnum):
     """Streamable HTTP at `http://HOST:PORT/mcp`."""
 
 
+_READERS = 4
+"""Threads for the calls that run beside the edits (views, reads, verify)."""
+
+_PROGRESS_SEND_SECONDS = 5.0
+
+
 class _Worker:
-    """One thread that runs every tool call, holding the process's one store connection."""
+    """Runs tool calls off the event loop, edits one at a time and reads beside them.
+
+    Every call that writes, or uses the audit store, runs on one thread, which holds
+    the process's one store connection (SQLite binds a connection to its thread): edits
+    to the workspace are serialised. Calls that only read files (`view`, `read_file`,
+    `verify`, which runs on a private copy) run on a small pool beside it, so a view
+    sent during a long verify or propose answers at once. Each call can be cancelled:
+    its programs are stopped (runtime/progress.py) and its answer dropped.
+    """
 
     def __init__(self, toolbox: Toolbox) -> None:
         self.toolbox = toolbox
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patchsmith-mcp")
+        self._edits = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patchsmith-edit")
+        self._reads = ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="patchsmith-read")
+        self._running: set[threading.Event] = set()
         self._stack = ExitStack()
-        self._executor.submit(self._stack.enter_context, toolbox.keep_store_open()).result()
+        self._edits.submit(self._stack.enter_context, toolbox.keep_store_open()).result()
+        self._beside = {spec.name for spec in toolbox.tools() if spec.beside_edits}
 
-    async def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-        future = self._executor.submit(self.toolbox.call, name, arguments)
-        return await asyncio.wrap_future(future)
+    def runs_beside_edits(self, name: str, arguments: Mapping[str, Any] | None) -> bool:
+        """Whether the call only reads files (then it does not wait for a running edit)."""
+        if name == "str_replace_editor":
+            return (arguments or {}).get("command") == "view"
+        return name in self._beside
+
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: Callable[[str], None] | None = None,
+    ) -> ToolResult:
+        """Run tool `name` on its thread; cancelling this coroutine stops the call's programs."""
+        cancel = threading.Event()
+
+        def run() -> ToolResult:
+            with watched(progress, cancel):
+                return self.toolbox.call(name, arguments)
+
+        pool = self._reads if self.runs_beside_edits(name, arguments) else self._edits
+        self._running.add(cancel)
+        try:
+            return await asyncio.wrap_future(pool.submit(run))
+        finally:
+            # Cancelled (or done): a program still running is stopped, none starts.
+            cancel.set()
+            self._running.discard(cancel)
 
     def close(self) -> None:
-        self._executor.submit(self._stack.close).result()
-        self._executor.shutdown()
+        for cancel in list(self._running):
+            cancel.set()
+        self._edits.submit(self._stack.close).result()
+        self._edits.shutdown()
+        self._reads.shutdown(cancel_futures=True)
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
+    hints = spec.annotations()
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
         annotations=types.ToolAnnotations(
-            read_only_hint=spec.read_only,
-            destructive_hint=False,
-            open_world_hint=False,
+            read_only_hint=bool(hints["readOnlyHint"]),
+            destructive_hint=bool(hints["destructiveHint"]),
+            idempotent_hint=bool(hints["idempotentHint"]),
+            open_world_hint=bool(hints["openWorldHint"]),
         ),
     )
+
+
+def _progress_sender(
+    ctx: ServerRequestContext[Any], loop: asyncio.AbstractEventLoop
+) -> Callable[[str], None]:
+    """A reporter, called on a worker thread, sending each step as a progress notification."""
+    sent = 0
+
+    def send(step: str) -> None:
+        nonlocal sent
+        sent += 1
+        future = asyncio.run_coroutine_threadsafe(
+            ctx.session.report_progress(sent, None, step), loop
+        )
+        # Waiting keeps the notifications in order and all before the result.
+        with suppress(Exception):
+            future.result(_PROGRESS_SEND_SECONDS)
+
+    return send
 
 
 def build_server(worker: _Worker) -> Server[Any]:
@@ -107,9 +174,10 @@ def build_server(worker: _Worker) -> Server[Any]:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(
-        _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        result = await worker.call(params.name, params.arguments)
+        progress = _progress_sender(ctx, asyncio.get_running_loop())
+        result = await worker.call(params.name, params.arguments, progress)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
             structured_content=result.content,

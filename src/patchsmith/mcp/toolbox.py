@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,10 +27,13 @@ from patchsmith.mcp.arguments import (
     ApplyArgs,
     CreateArgs,
     EditorArgs,
+    FreezeArgs,
     InsertArgs,
+    JudgeArgs,
     LogArgs,
     ProposeArgs,
     ReadFileArgs,
+    RevertArgs,
     RunRecipeArgs,
     ShowArgs,
     StrReplaceArgs,
@@ -41,8 +45,21 @@ from patchsmith.mcp.arguments import (
     input_schema,
 )
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
+from patchsmith.mcp.outputs import (
+    AttemptList,
+    AttemptShown,
+    EditResult,
+    FileView,
+    Frozen,
+    Judged,
+    RecipeResult,
+    ToolOutput,
+    VerifyResult,
+    output_schema,
+)
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
+from patchsmith.mcp.views import bounded_lines
 from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -51,7 +68,7 @@ from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, Store, keep_open
 from patchsmith.verify.profiles import ProfileSet, load_profiles
 
-__all__ = ["DEFAULT_PREFIX", "ToolSpec", "Toolbox"]
+__all__ = ["DEFAULT_PREFIX", "Effect", "ToolSpec", "Toolbox", "tool_specs"]
 
 DEFAULT_PREFIX = "/workspace"
 """The absolute directory editor-tool clients use for the workspace root."""
@@ -65,18 +82,78 @@ _AMBIGUOUS_LIMIT = 20
 _A = TypeVar("_A", bound=ToolArgs)
 
 
+class Effect(StrEnum):
+    """What a tool can do to the workspace: its annotations are derived from these."""
+
+    WRITES = "writes"
+    """Changes the workspace's files."""
+    REMOVES = "removes"
+    """Can delete a file or take text out of one (a destructive update)."""
+    RECORDS = "records"
+    """Writes the audit store or a git branch, not the working files."""
+    RUNS_PROGRAMS = "runs_programs"
+    """Runs the repository's own programs (trusted workspaces only, in the sandbox)."""
+    READS_STORE = "reads_store"
+    """Reads the audit store (on the thread that holds its connection)."""
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: its name, what it does, and the model of its arguments."""
+    """One tool: its name, what it does, the models of its arguments and result, its effects.
+
+    `idempotent` says a second identical call adds nothing to what the first did (it
+    answers already-applied or is refused); tools that may do more each time say no.
+    """
 
     name: str
     description: str
     arguments: type[ToolArgs]
-    read_only: bool = False
+    output: type[ToolOutput]
+    effects: frozenset[Effect] = frozenset()
+    idempotent: bool = False
 
     @property
     def input_schema(self) -> dict[str, Any]:
         return input_schema(self.arguments)
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        return output_schema(self.output)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the tool leaves the workspace, its store and its git refs as they were."""
+        return not self.effects & {Effect.WRITES, Effect.REMOVES, Effect.RECORDS}
+
+    @property
+    def destructive(self) -> bool:
+        return Effect.REMOVES in self.effects
+
+    @property
+    def beside_edits(self) -> bool:
+        """Whether calls may run while an edit runs: read-only, and not using the store."""
+        return self.read_only and Effect.READS_STORE not in self.effects
+
+    def annotations(self) -> dict[str, object]:
+        """The MCP tool annotations (`readOnlyHint`, ...), as the protocol spells them."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.read_only or self.idempotent,
+            # Only this workspace: the repository's programs run sandboxed, network off
+            # unless a profile turns it on.
+            "openWorldHint": False,
+        }
+
+    def definition(self) -> dict[str, object]:
+        """The tool as `tools/list` lists it (what `patchsmith tools --flavor mcp` prints)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": self.annotations(),
+        }
 
 
 class _Refused(Exception):
@@ -144,6 +221,9 @@ class Toolbox:
             "verify": self._bind(VerifyArgs, self.verify),
             "log": self._bind(LogArgs, self.log),
             "show": self._bind(ShowArgs, self.show),
+            "revert": self._bind(RevertArgs, self.revert),
+            "judge": self._bind(JudgeArgs, self.judge),
+            "freeze": self._bind(FreezeArgs, self.freeze),
         }
 
     # -- the tool list ------------------------------------------------------------------------
@@ -213,12 +293,19 @@ class Toolbox:
     # -- reading ------------------------------------------------------------------------------
 
     def read_file(self, args: ReadFileArgs) -> ToolResult:
-        """A text file's content and sha256, with numbered lines; a line range when asked."""
+        """A text file's sha256 and numbered lines: `view_range` (or start/end_line) for some."""
         relative = self._file(args.path)
-        return self._read(relative, args.start_line, args.end_line)
+        if args.view_range is not None and (args.start_line, args.end_line) != (None, None):
+            raise _invalid("send view_range or start_line/end_line, not both", file=relative)
+        start, end = args.view_range if args.view_range is not None else (None, None)
+        return self._read(relative, args.start_line or start, args.end_line or end, args.max_chars)
 
-    def _read(self, relative: str, start: int | None, end: int | None) -> ToolResult:
+    def _read(
+        self, relative: str, start: int | None, end: int | None, max_chars: int
+    ) -> ToolResult:
         self._refuse_forbidden(relative)
+        if start is not None and start < 1:
+            raise _invalid(f"the range starts at {start}; lines count from 1", file=relative)
         read = self._workspace.read(relative)
         if isinstance(read, PatchFailure):
             raise _Refused(read)
@@ -228,16 +315,12 @@ class Toolbox:
         last = total if end is None or end == -1 else min(end, total)
         if first > max(total, 1):
             raise _invalid(
-                f"start_line {first} is past the end: {relative} has {total} lines", file=relative
+                f"line {first} is past the end: {relative} has {total} lines", file=relative
             )
-        if last < first - 1 or (end is not None and end != -1 and end < first):
-            raise _invalid(f"end_line {end} is before start_line {first}", file=relative)
-        shown = lines[first - 1 : last]
-        width = len(str(max(last, 1)))
-        numbered = "\n".join(
-            f"{n:>{width}} | {line.rstrip(chr(13) + chr(10))}"
-            for n, line in enumerate(shown, first)
-        )
+        if end is not None and end != -1 and end < first:
+            raise _invalid(f"the range ends at {end}, before its start {first}", file=relative)
+        shown = bounded_lines(lines, first, last, max_chars)
+        shown_last = first + len(shown.lines) - 1
         content: dict[str, object] = {
             "status": "ok",
             "path": relative,
@@ -245,12 +328,14 @@ class Toolbox:
             "encoding": read.encoding.value,
             "total_lines": total,
             "start_line": first,
-            "end_line": last,
-            "content": "".join(shown),
-            "numbered": numbered,
+            "end_line": shown_last,
+            "truncated": shown.truncated,
         }
-        header = f"{relative} (sha256 {read.sha256}; lines {first}-{last} of {total})"
-        return ToolResult(content, f"{header}\n{numbered}" if numbered else header)
+        header = f"{relative} (sha256 {read.sha256}; lines {first}-{shown_last} of {total})"
+        text = "\n".join([header, *shown.lines])
+        if shown.truncated:
+            text += "\n" + _read_on(shown_last, last, end, total, max_chars, cut=shown.cut)
+        return ToolResult(content, text)
 
     def _refuse_forbidden(self, relative: str) -> None:
         """FORBIDDEN_PATH for a file the policy forbids (by its name or its link's target).
@@ -289,9 +374,7 @@ class Toolbox:
         directory = self._directory(mapped)
         if directory is None:
             start, end = args.view_range if args.view_range is not None else (None, None)
-            if start is not None and start < 1:
-                raise _invalid(f"view_range starts at {start}; lines count from 1")
-            return self._read(self._file(mapped), start, end)
+            return self._read(self._file(mapped), start, end, args.max_chars)
         if args.view_range is not None:
             raise _invalid("view_range is for files; this path is a directory", file=args.path)
         return self._listing(directory)
@@ -339,6 +422,7 @@ class Toolbox:
                 partial=args.partial,
                 record=self.record,
                 policy=self.policy,
+                full_rewrite=args.full_rewrite,
             )
 
         return from_report(self._edit(touched, run))
@@ -394,7 +478,7 @@ class Toolbox:
         """The editor-tool family's one tool: dispatch on `command`."""
         given = args.model_dump(exclude_none=True, exclude={"command"})
         allowed = {
-            "view": {"path", "view_range"},
+            "view": {"path", "view_range", "max_chars"},
             "create": {"path", "file_text"},
             "str_replace": {"path", "old_str", "new_str"},
             "insert": {"path", "insert_line", "new_str", "insert_text"},
@@ -423,6 +507,7 @@ class Toolbox:
                 args.allow_create,
                 record=self.record,
                 policy=self.policy,
+                full_rewrite=args.full_rewrite,
             )
 
         return from_report(self._edit((relative,), run))
@@ -574,6 +659,7 @@ class Toolbox:
             record=self.record,
             verify=True if args.verify else None,
             trust=self.trust,
+            progress=_recipe_progress,
         )
         return ToolResult(report.to_json(), report.to_text(), is_error=not report.ok)
 
@@ -592,6 +678,7 @@ class Toolbox:
             full=args.full,
             profile_set=self.profiles,
             trust=self.trust,
+            in_copy=True,  # the tool is read-only: nothing a profile writes may land here
         )
         if report.errors:
             raise _Refused(*report.errors)
@@ -647,6 +734,65 @@ class Toolbox:
             result.content["matches"] = [r.summary_json() for r in records]
             return result
         raise _not_found(f"no attempt with id {args.id!r}", "list the ids with the log tool")
+
+    # -- finishing a run ----------------------------------------------------------------------
+
+    def revert(self, args: RevertArgs) -> ToolResult:
+        """Undo an applied attempt whose files are still as it left them."""
+        from patchsmith.pipeline.revert import revert
+
+        def run() -> ApplyReport:
+            return revert(
+                args.id, self.root, check=args.check, record=self.record, policy=self.policy
+            )
+
+        # No file is remembered for undo_edit: every file the revert wrote is forgotten.
+        return from_report(self._edit((), run))
+
+    def judge(self, args: JudgeArgs) -> ToolResult:
+        """Score a recorded attempt or run on the deterministic rubric."""
+        from patchsmith.pipeline.judge import judge
+
+        judgement = judge(args.subject, self.root, kind=args.kind, record=args.record)
+        lines = [
+            f"{judgement.kind.value} {judgement.subject}: {judgement.verdict.value.upper()} "
+            f"score {judgement.score:.2f}"
+        ]
+        for c in judgement.criteria:
+            score = f"{c.score:.2f}" if c.applies else " n/a"
+            lines.append(f"  {score}  x{c.weight:g}  {c.name:<13} {c.reason}")
+        lines.extend(f"note: {note}" for note in judgement.notes)
+        return ToolResult(judgement.to_json(), "\n".join(lines), is_error=not judgement.ok)
+
+    def freeze(self, args: FreezeArgs) -> ToolResult:
+        """A run's net change as one diff, and (in git) a commit on a new branch."""
+        from patchsmith.mcp.results import bounded_diff
+        from patchsmith.pipeline.freeze import freeze
+
+        frozen = freeze(args.run_id, self.root, branch=args.branch, commit=args.commit)
+        text = (
+            f"run {frozen.run_id}: {len(frozen.files)} file(s) from "
+            f"{len(frozen.attempts)} attempt(s)"
+        )
+        if frozen.branch is not None:
+            text += f"; branch {frozen.branch} at {frozen.commit}"
+        return ToolResult(frozen.to_json(), text + "\n\nDiff:\n" + bounded_diff(frozen.diff))
+
+
+def _read_on(shown: int, last: int, end: int | None, total: int, limit: int, *, cut: bool) -> str:
+    """The note ending a view that stopped at `max_chars`: how to see the rest."""
+    ways = []
+    if cut:
+        ways.append(f"a larger max_chars shows line {shown} whole")
+    if shown < last:
+        ways.append(f"read on with view_range [{shown + 1}, {end or -1}]")
+    return f"[shown up to line {shown} of {total}, within max_chars {limit}: {'; '.join(ways)}]"
+
+
+def _recipe_progress(step: str, done: int, total: int) -> None:
+    from patchsmith.runtime.progress import report
+
+    report(f"{step} ({done}/{total})")
 
 
 def _not_found(message: str, hint: str) -> _Refused:
@@ -730,89 +876,163 @@ def _problems(exc: ValidationError) -> str:
     return "invalid arguments: " + "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
+_READ: frozenset[Effect] = frozenset()
+_EDIT = frozenset({Effect.WRITES, Effect.REMOVES})
+_ADD = frozenset({Effect.WRITES})
+_RUN = frozenset({Effect.WRITES, Effect.REMOVES, Effect.RUNS_PROGRAMS})
+
+_FULL_REWRITE = (
+    " A write that drops most of a large file (LARGE_REMOVAL) or its ending "
+    "(TRUNCATED_OUTPUT) is refused unless full_rewrite is true."
+)
+
 _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "read_file",
-        "Read a text file: its content, sha256 (pass it to write_file as expected_sha256) "
-        "and numbered lines; start_line/end_line for a range.",
+        "Read a text file: its sha256 (pass it to write_file as expected_sha256) and "
+        "numbered lines, at most max_chars characters of them (a note says how to read "
+        "on); view_range [first, last] for a range.",
         ReadFileArgs,
-        read_only=True,
+        FileView,
+        _READ,
     ),
     ToolSpec(
         "view",
-        "View a file's numbered lines (view_range for some) or list a directory (two "
-        "levels, hidden entries left out). `.` or the workspace prefix is the root.",
+        "View a file's numbered lines (view_range [first, last] for some, at most "
+        "max_chars characters) or list a directory (two levels, hidden entries left out). "
+        "`.` or the workspace prefix is the root.",
         ViewArgs,
-        read_only=True,
+        FileView,
+        _READ,
     ),
     ToolSpec(
         "apply",
         "Apply edits written in any format (unified diff, apply_patch envelope, "
         "SEARCH/REPLACE, whole files, str_replace calls, lazy snippets), prose and fences "
-        "around them allowed. All or nothing; check=true is a dry run. A refusal says why "
-        "and shows the file's real lines: resend the edit against them.",
+        "around them allowed; they may create, rewrite and delete files. All or nothing; "
+        "check=true is a dry run. A refusal says why and shows the file's real lines: "
+        "resend the edit against them." + _FULL_REWRITE,
         ApplyArgs,
+        EditResult,
+        _EDIT,
     ),
     ToolSpec(
         "str_replace",
         "Replace old_str, which must occur exactly once in the file, with new_str.",
         StrReplaceArgs,
+        EditResult,
+        _EDIT,
     ),
     ToolSpec(
         "insert",
         "Insert new_str after line insert_line (0 = at the top of the file).",
         InsertArgs,
+        EditResult,
+        _ADD,
     ),
     ToolSpec(
-        "create", "Create a new file with file_text (an existing file is refused).", CreateArgs
+        "create",
+        "Create a new file with file_text (an existing file is refused).",
+        CreateArgs,
+        EditResult,
+        _ADD,
+        idempotent=True,
     ),
     ToolSpec(
         "undo_edit",
         "Undo the last edit this server made to a file, if the file is still as that edit "
-        "left it (otherwise refused, nothing written).",
+        "left it (otherwise refused, nothing written); undoing a create deletes the file.",
         UndoEditArgs,
+        EditResult,
+        _EDIT,
     ),
     ToolSpec(
         "str_replace_editor",
         "Edit files like a text editor, one command per call: view, create, str_replace, "
         "insert, undo_edit (the arguments of the tools of the same names).",
         EditorArgs,
+        ToolOutput,  # a view's result or an edit's
+        _EDIT,
     ),
     ToolSpec(
         "write_file",
         "Replace a file whole with content, if it still has expected_sha256 (from "
-        "read_file); null expected_sha256 and allow_create true for a new file.",
+        "read_file); null expected_sha256 and allow_create true for a new file." + _FULL_REWRITE,
         WriteFileArgs,
+        EditResult,
+        _EDIT,
+        idempotent=True,
     ),
     ToolSpec(
         "propose",
         "Apply a PatchProposal (objective, expected and forbidden files, preconditions, "
-        "operations, postconditions, verification plan) under the workspace policy.",
+        "operations, postconditions, verification plan) under the workspace policy; its "
+        "operations may delete files.",
         ProposeArgs,
+        EditResult,
+        _RUN,
     ),
     ToolSpec(
         "run_recipe",
         "Run a codemod recipe (an id, or recipe_yaml): a dry run showing the diff, or "
         "apply=true to write it all or nothing.",
         RunRecipeArgs,
+        RecipeResult,
+        _RUN,
     ),
     ToolSpec(
         "verify",
-        "Run the workspace's verification profiles (tests, type checks, linters) and "
-        "report only the failures the working tree introduced since base.",
+        "Run the workspace's verification profiles (tests, type checks, linters) on a "
+        "private copy of it and report only the failures the working tree introduced "
+        "since base. Sends a progress notification per profile; cancel stops it.",
         VerifyArgs,
-        read_only=True,
+        VerifyResult,
+        frozenset({Effect.RUNS_PROGRAMS}),
     ),
     ToolSpec(
         "log",
         "List the attempts recorded in this workspace's audit store, newest first.",
         LogArgs,
-        read_only=True,
+        AttemptList,
+        frozenset({Effect.READS_STORE}),
     ),
     ToolSpec(
         "show",
         "Show one recorded attempt: its files, guard decisions, failures and diff.",
         ShowArgs,
-        read_only=True,
+        AttemptShown,
+        frozenset({Effect.READS_STORE}),
+    ),
+    ToolSpec(
+        "revert",
+        "Undo an applied attempt (id or unique prefix): every file it touched gets back "
+        "the exact bytes it had, if it is still as the attempt left it (else refused with "
+        "what changed); a created file is deleted. check=true is a dry run.",
+        RevertArgs,
+        EditResult,
+        _EDIT,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "judge",
+        "Score a recorded attempt or run on the deterministic rubric (outcome, guards, "
+        "verification, scope, size, drift); the judgement is recorded.",
+        JudgeArgs,
+        Judged,
+        frozenset({Effect.RECORDS}),
+    ),
+    ToolSpec(
+        "freeze",
+        "Compose a run's applied attempts into one diff and, in a git checkout, commit it "
+        "as a new branch (HEAD, the index and the working tree untouched).",
+        FreezeArgs,
+        Frozen,
+        frozenset({Effect.RECORDS}),
+        idempotent=True,
     ),
 )
+
+
+def tool_specs() -> tuple[ToolSpec, ...]:
+    """Every tool the server can offer (`Toolbox.tools()` leaves out `verify` without profiles)."""
+    return _SPECS

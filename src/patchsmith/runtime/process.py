@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from patchsmith.runtime import sandbox as _sandbox
+from patchsmith.runtime.progress import cancel_requested
 from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, bwrap_argv, sandbox_env
 
 __all__ = [
@@ -65,6 +66,9 @@ _KILL_GRACE_SECONDS = 2.0
 _READER_JOIN_SECONDS = 2.0
 """After the main process exits, how long to wait for the pipes to close before
 killing stragglers (a background child still holding stdout open)."""
+
+_CANCEL_POLL_SECONDS = 0.1
+"""How often a run that can be cancelled looks whether it was."""
 
 RUN_MARKER = "PATCHSMITH_RUN_ID"
 """Set in an unsandboxed run's environment: every process it starts inherits it, so the
@@ -155,7 +159,8 @@ def run_process(
     the whole group is terminated, then killed. With `sandbox`, it runs inside
     bubblewrap when this machine can make one (`result.sandbox` says which it got).
     Never raises for the command's own failure: a missing executable or cwd is a
-    result with `start_error` set.
+    result with `start_error` set. Inside `progress.watched(cancel=...)`, setting the
+    event stops the group as a timeout would (`start_error` says it was cancelled).
     """
     args = tuple(str(a) for a in argv)
     if not args:
@@ -165,6 +170,9 @@ def run_process(
     workdir = str(Path(cwd))
     env = scrub_env(env_allow, extra=env_set)
     started = time.monotonic()
+    cancel = cancel_requested()
+    if cancel is not None and cancel.is_set():
+        return _not_started(args, workdir, started, "cancelled before it started")
     if not Path(workdir).is_dir():
         return _not_started(args, workdir, started, f"working directory not found: {workdir}")
     launched = args
@@ -208,11 +216,10 @@ def run_process(
     out.thread.start()
     err.thread.start()
 
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    stopped = not _wait(proc, timeout_s, cancel)
+    interrupted = stopped and cancel is not None and cancel.is_set()
+    timed_out = stopped and not interrupted
+    if stopped:
         _stop_group(proc)
     # The main process is gone; a child it left behind may still hold the pipes open.
     out.thread.join(_READER_JOIN_SECONDS)
@@ -234,7 +241,9 @@ def run_process(
     return ProcessResult(
         argv=args,
         cwd=workdir,
-        exit_code=None if timed_out else proc.returncode,
+        exit_code=None if stopped else proc.returncode,
+        # not a start failure, but like one it proves nothing: the run was stopped
+        start_error="cancelled while running" if interrupted else None,
         duration_s=duration,
         stdout=out.text(),
         stderr=stderr,
@@ -296,6 +305,27 @@ class _Collector:
         dropped = self.total - len(self._head) - len(self._tail)
         tail = self._tail.decode("utf-8", errors="replace")
         return f"{head}\n[... {dropped} bytes omitted ...]\n{tail}"
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None) -> bool:
+    """Wait for `proc`: True when it exited, False on timeout or once `cancel` is set."""
+    if cancel is None:
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    deadline = time.monotonic() + timeout_s
+    while not cancel.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            proc.wait(timeout=min(left, _CANCEL_POLL_SECONDS))
+        except subprocess.TimeoutExpired:
+            continue
+        return True
+    return False
 
 
 def _stop_group(proc: subprocess.Popen[bytes]) -> None:

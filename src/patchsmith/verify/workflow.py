@@ -23,6 +23,7 @@ from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.consent import consent
 from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
+from patchsmith.runtime.progress import report
 from patchsmith.runtime.sandbox import SandboxKind, sandbox_kind, sandbox_unavailable
 from patchsmith.verify.baseline import cache_key, compare, read_cached, write_cached
 from patchsmith.verify.parsers import ParserName
@@ -58,6 +59,7 @@ def verify(
     changed_paths: Sequence[str] | None = None,
     profile_set: ProfileSet | None = None,
     trust: bool | None = None,
+    in_copy: bool = False,
 ) -> VerifyReport:
     """Run `profiles` (all the workspace's when empty) on the tree at `root`.
 
@@ -68,8 +70,9 @@ def verify(
     changed since `base`), then the whole profile when `full` is true or no test was
     targeted. The profiles are the repository's programs: they run only when it is
     trusted (`trust`: true for this call, `None` asks the trust store; else
-    UNTRUSTED_REPOSITORY and nothing runs). Never raises for bad input: problems are
-    `VerifyReport.errors`.
+    UNTRUSTED_REPOSITORY and nothing runs). With `in_copy` the profiles run in a
+    private copy of the tree, so nothing they write (`__pycache__/`, tool caches) lands
+    in the workspace. Never raises for bad input: problems are `VerifyReport.errors`.
     """
     workspace = Path(root)
     if not workspace.is_dir():
@@ -103,6 +106,7 @@ def verify(
                 made.append(dest if base and export_commit(real_root, base, dest) else None)
             return made[0]
 
+        changed_tree = copy_tree(real_root, Path(scratch) / "changed") if in_copy else real_root
         outcomes = tuple(
             _verify_one(
                 name,
@@ -110,7 +114,7 @@ def verify(
                 real_root=real_root,
                 base_key=tree,
                 base_tree=base_tree,
-                changed_tree=real_root,
+                changed_tree=changed_tree,
                 changed_paths=changed_paths,
                 full=full,
                 top=top,
@@ -231,6 +235,7 @@ def _verify_one(
 ) -> ProfileOutcome:
     from patchsmith.verify.runner import run_profile
 
+    report(f"profile {name}: running")
     runs: list[Evidence] = []
     base_run = _base_run(name, profile, real_root, base_key, base_tree, timeout_s, cache)
     if base_run is not None:
