@@ -29,6 +29,7 @@ from patchsmith.attempt._attempt import Attempt, resolve_policy, should_record
 from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.model.feedback import MIN_FEEDBACK_CHARS
+from patchsmith.model.origin import PROPOSAL, TEXT_REPLY
 from patchsmith.model.proposal import (
     PatchOperation,
     PatchProposal,
@@ -483,7 +484,13 @@ class _Loop:
     def _attempt(self, proposal: PatchProposal | PatchFailure, reply: Reply) -> ApplyReport:
         if not isinstance(proposal, PatchFailure):
             return propose(
-                proposal, self.root, record=self.recording, policy=self.policy, trust=self.trust
+                proposal,
+                self.root,
+                record=self.recording,
+                policy=self.policy,
+                trust=self.trust,
+                # A text reply is made a proposal here; its feedback speaks of the reply.
+                origin=TEXT_REPLY if isinstance(reply, str) else PROPOSAL,
             )
         attempt = Attempt(
             self.root,
@@ -493,6 +500,7 @@ class _Loop:
             run_id=self.run_id,
             attempt_no=self.attempts,
             input_text=reply if isinstance(reply, str) else json.dumps(_jsonable(reply)),
+            origin=TEXT_REPLY if isinstance(reply, str) else PROPOSAL,
         )
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(proposal,)))
 
