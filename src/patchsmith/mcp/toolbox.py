@@ -43,6 +43,7 @@ from patchsmith.mcp.arguments import (
 from patchsmith.mcp.history import EditHistory, Snapshot, current_sha256, restore
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
+from patchsmith.model.origin import CallOrigin
 from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -339,6 +340,7 @@ class Toolbox:
                 partial=args.partial,
                 record=self.record,
                 policy=self.policy,
+                workspace_prefix=self.workspace_prefix,
             )
 
         return from_report(self._edit(touched, run))
@@ -386,6 +388,7 @@ class Toolbox:
                 format=EditFormat.STR_REPLACE,
                 record=self.record,
                 policy=self.policy,
+                origin=CallOrigin.tool_call(str(call["command"])),
             )
 
         return from_report(self._edit((relative,), run))

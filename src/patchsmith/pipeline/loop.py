@@ -291,6 +291,7 @@ class _Loop:
                 feedback=tuple(feedback),
                 milestones=count,
                 files=self._file_texts(milestone),
+                failures=last_errors if feedback else (),
             )
             try:
                 reply = self.source(turn)

@@ -403,7 +403,10 @@ def _create(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> No
                 message=f"{state.path} already exists"
                 + (" with exactly this content" if same else ""),
                 file=state.path,
-                hint="Send an update (a diff with context) instead of a new file, "
+                hint="Edit it with str_replace or insert (view it first), or create a "
+                "file at another path."
+                if run.tool_calls
+                else "Send an update (a diff with context) instead of a new file, "
                 "or delete the file first.",
                 current_sha256=_sha(state),
             )
@@ -651,14 +654,20 @@ def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> Patch
             "Keep at least one unchanged line, copied exactly from the file, next to each "
             "'... existing code ...' placeholder (or send a diff); nothing was applied."
         )
+    candidates = tuple(c + 1 for c in refused.candidates)
     failure = PatchFailure(
         code=code,
-        message=f"snippet for {state.path}: {refused.detail}",
+        message=f"snippet for {state.path}: {refused.detail}"
+        + (f", at lines {_places(candidates)}" if candidates else ""),
         file=state.path,
         hunk=index,
         hint=hint,
         current_sha256=_sha(state),
+        candidates=candidates,
     )
+    if len(candidates) > 1:
+        shown = _candidates_excerpt(state.path, contents, candidates, len(refused.chunk))
+        return replace(failure, excerpt=shown)
     return _with_excerpt(failure, contents, region)
 
 
@@ -936,6 +945,7 @@ def _block_failure(
         alike = lookalikes(contents, old, hint_line, starts)
     named = next((x for x in alike if x.named), None)
     if ambiguous:
+        message += f", at lines {_places(outcome.candidates)}"
         places = ", ".join(str(c) for c in outcome.candidates[:_MAX_PLACES_NAMED])
         more = len(outcome.candidates) - _MAX_PLACES_NAMED
         hint = (
