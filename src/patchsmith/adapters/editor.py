@@ -177,9 +177,7 @@ class Editor:
         """`path` relative to the root (`.` for the root itself), or refused when absolute
         outside it; `..` and links are checked by the workspace afterwards."""
         bases = tuple(
-            b
-            for b in (self.workspace_prefix, str(self.root), os.path.realpath(self.root))
-            if b
+            b for b in (self.workspace_prefix, str(self.root), os.path.realpath(self.root)) if b
         )
         unified = path.replace("\\", "/")
         if any(unified.rstrip("/") == b.replace("\\", "/").rstrip("/") for b in bases):
@@ -315,7 +313,7 @@ class Editor:
             if len(diff) > _MAX_DIFF_CHARS:
                 diff = diff[:_MAX_DIFF_CHARS] + f"\n... ({len(report.diff)} characters in all)\n"
             text += "\n\nDiff:\n" + diff.rstrip("\n")
-        if report.attempt_id:
+        if report.attempt_id and report.written:
             text += f"\n\nAttempt: {report.attempt_id} (undo_edit reverts it)"
         return EditorResult(text, False, report)
 

@@ -21,8 +21,8 @@ from patchsmith.attempt.withheld import forbidden_patterns
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
-from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
+from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME

@@ -92,6 +92,8 @@ def _refused_prefix(origin: CallOrigin) -> str:
     if origin.flavor is CallFlavor.PROPOSAL:
         return _PROPOSAL_PREFIX
     return _REFUSED_PREFIX
+
+
 _SHRUNK_EXCERPT_LINES = 8
 
 
