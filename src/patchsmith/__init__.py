@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     # A callable package: `patchsmith.verify(root, profiles)` runs verification, and
     # `patchsmith.verify.VerifyReport` & co. are its types.
     from patchsmith import verify
+    from patchsmith.adapters import Editor
     from patchsmith.attempt.api import apply
     from patchsmith.attempt.direct import FileView, read_file, write_file
     from patchsmith.attempt.propose import propose
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.model.origin import CallFlavor, CallOrigin
     from patchsmith.model.proposal import PatchProposal
     from patchsmith.model.report import (
         ApplyReport,
@@ -63,9 +65,12 @@ __all__ = [
     "ApplyStatus",
     "ApplyWarning",
     "Budget",
+    "CallFlavor",
+    "CallOrigin",
     "ChangeFacts",
     "EditFormat",
     "EditScript",
+    "Editor",
     "EngineOptions",
     "FailureCode",
     "FileEdit",
@@ -128,6 +133,9 @@ _LAZY = {
     "ApplyWarning": "patchsmith.model.report",
     "EditFormat": "patchsmith.formats.script",
     "EditScript": "patchsmith.formats.script",
+    "Editor": "patchsmith.adapters",
+    "CallFlavor": "patchsmith.model.origin",
+    "CallOrigin": "patchsmith.model.origin",
     "EngineOptions": "patchsmith.engine.model",
     "FailureCode": "patchsmith.errors",
     "FileEdit": "patchsmith.formats.script",
