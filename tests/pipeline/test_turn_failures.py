@@ -33,6 +33,8 @@ def test_failures_follow_the_feedback(calc: Path) -> None:
     assert "calc.py" == failure.file
     assert failure.excerpt is not None and "def add(a, b):" in failure.excerpt
     assert failure.code.value in seen[1].feedback[-1]
+    assert [failure.to_json()] == seen[1].to_json()["failures"]
+    assert [] == seen[0].to_json()["failures"]
 
 
 def test_a_repeated_reply_keeps_the_first_failures(calc: Path) -> None:

@@ -99,6 +99,7 @@ class Turn:
             "attempt_no": self.attempt_no,
             "selection": self.selection.to_json(),
             "feedback": list(self.feedback),
+            "failures": [f.to_json() for f in self.failures],
             "files": dict(self.files),
             "prompt": self.prompt(),
         }
