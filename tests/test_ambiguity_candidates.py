@@ -134,3 +134,23 @@ class TestHunks:
 
         assert (2, 6) == failure.candidates
         assert "at lines 2 and 6" in failure.message
+
+
+class TestLazySnippet:
+    def test_ambiguous_chunk_names_its_lines(self, tmp_path: Path) -> None:
+        """A snippet chunk whose lines fit two functions: candidates, message and places."""
+        body = "    x = 1\n    y = 2\n    return x\n"
+        root = make_tree(
+            tmp_path / "ws", {"m.py": f"def f():\n{body}\n\ndef g():\n{body}".encode()}
+        )
+        reply = (
+            "m.py\n```python\n# ... existing code ...\n    x = 1\n    z = 3\n    y = 2\n"
+            "# ... existing code ...\n```\n"
+        )
+
+        failure = _only(apply(reply, root, record=False, format="lazy_snippet").errors)
+
+        assert FailureCode.AMBIGUOUS_MATCH is failure.code
+        assert (2, 8) == failure.candidates
+        assert failure.message.endswith("at lines 2 and 8")
+        assert failure.excerpt is not None and "-- place 2 of 2: line 8 --" in failure.excerpt
