@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from patchsmith.adapters import Editor
     from patchsmith.attempt.api import apply
     from patchsmith.attempt.direct import FileView, read_file, write_file
     from patchsmith.attempt.propose import propose
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         format_prompt,
         tool_definitions,
     )
+    from patchsmith.model.origin import CallFlavor, CallOrigin
     from patchsmith.model.proposal import PatchProposal
     from patchsmith.model.report import (
         ApplyReport,
@@ -64,9 +66,12 @@ __all__ = [
     "ApplyStatus",
     "ApplyWarning",
     "Budget",
+    "CallFlavor",
+    "CallOrigin",
     "ChangeFacts",
     "EditFormat",
     "EditScript",
+    "Editor",
     "EngineOptions",
     "FailureCode",
     "FileEdit",
@@ -129,6 +134,9 @@ _LAZY = {
     "ApplyWarning": "patchsmith.model.report",
     "EditFormat": "patchsmith.formats.script",
     "EditScript": "patchsmith.formats.script",
+    "Editor": "patchsmith.adapters",
+    "CallFlavor": "patchsmith.model.origin",
+    "CallOrigin": "patchsmith.model.origin",
     "EngineOptions": "patchsmith.engine.model",
     "FailureCode": "patchsmith.errors",
     "FileEdit": "patchsmith.formats.script",

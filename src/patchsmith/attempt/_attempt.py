@@ -21,6 +21,7 @@ from patchsmith.attempt.withheld import forbidden_patterns
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action, EditScript
 from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_guards
+from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.runtime.change import FileChange
@@ -321,6 +322,8 @@ class Attempt:
     created_at: str = field(default_factory=_now)
     forbidden: tuple[str, ...] = ()
     """The policy's forbidden patterns: a refusal shows nothing of those files."""
+    origin: CallOrigin = TEXT_REPLY
+    """The kind of call the change came in: the report's hints are worded for it."""
 
     def finish(
         self, report: ApplyReport, changes: Sequence[FileChange] = (), staged_diff: str = ""
@@ -330,7 +333,11 @@ class Attempt:
         from patchsmith.attempt.withheld import withhold_forbidden
 
         report = withhold_forbidden(report, self.forbidden, self.state_root)
-        report = replace(report, errors=_with_current_hashes(report.errors, self.state_root))
+        report = replace(
+            report,
+            errors=_with_current_hashes(report.errors, self.state_root),
+            origin=self.origin,
+        )
         report = report.settled()
         if not self.record or self.state_root is None:
             return report
@@ -608,6 +615,7 @@ def open_attempt(
     proposal_id: str,
     input_text: str,
     with_base_commit: bool = False,
+    origin: CallOrigin = TEXT_REPLY,
 ) -> Opened | ApplyReport:
     """The start `apply` and `write_file` share: open the workspace, read its policy, begin
     the attempt's record; a refusal (recorded) when the workspace or its policy is not ready.
@@ -626,6 +634,7 @@ def open_attempt(
         input_text=input_text,
         base_commit=head_commit(workspace.real_root) if with_base_commit else None,
         forbidden=forbidden_patterns(rules),
+        origin=origin,
     )
     blocked = not_ready(workspace, rules)
     if blocked or isinstance(rules, PatchFailure):

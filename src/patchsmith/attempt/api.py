@@ -12,8 +12,10 @@ from patchsmith.engine.model import EngineOptions
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats import parse_edits
 from patchsmith.formats.script import EditFormat
+from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.intake import stage_script
+from patchsmith.runtime.paths import WORKSPACE_PREFIX
 from patchsmith.runtime.transaction import Transaction
 
 if TYPE_CHECKING:
@@ -35,6 +37,8 @@ def apply(
     full_rewrite: bool = False,
     allow_policy_edit: bool = False,
     strict: bool = False,
+    origin: CallOrigin = TEXT_REPLY,
+    workspace_prefix: str | None = WORKSPACE_PREFIX,
 ) -> ApplyReport:
     """Apply every edit in `model_output` to the files under `root`, atomically.
 
@@ -53,6 +57,10 @@ def apply(
     tolerance beyond whitespace (`EngineOptions.strict()`; ignored when `options` is
     given). Each file's `placements` say where every edit landed and by which tolerance;
     `warnings` name what to double-check.
+    A path may be absolute under `workspace_prefix` (`/workspace/src/app.py`; `None`: no
+    prefix) or under the root, wherever the edit names it. `origin` says what kind of call
+    the text came in (a text reply by default, `CallOrigin.tool_call("str_replace")` for
+    one editor call): the hints name the right next call for it.
     """
     if isinstance(model_output, bytes):
         # Bytes from a subprocess or a socket: undecodable ones survive as escapes.
@@ -83,6 +91,7 @@ def apply(
         proposal_id=f"sha256:{digest[:16]}",
         input_text=model_output,
         with_base_commit=True,
+        origin=origin,
     )
     if isinstance(opened, ApplyReport):
         return opened
@@ -103,6 +112,8 @@ def apply(
             options=options or (EngineOptions.strict() if strict else EngineOptions.default()),
             partial=partial,
             size_limit=rules.max_file_bytes if rules.guard_enabled("file_size") else None,
+            origin=origin,
+            workspace_prefix=workspace_prefix,
         )
         files = file_reports(plan)
         if unreadable is not None and outside_policy_file(

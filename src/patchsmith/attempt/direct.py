@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
+from patchsmith.model.origin import CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -248,6 +249,7 @@ def write_file(
         kind=AttemptKind.WRITE,
         proposal_id=f"write:{path}",
         input_text=reason,
+        origin=CallOrigin.tool_call("write_file"),
     )
     if isinstance(opened, ApplyReport):
         return opened

@@ -49,6 +49,7 @@ from patchsmith.formats import parse_edits
 from patchsmith.formats.script import Action, EditFormat, EditScript, FileEdit, ParseProblem
 from patchsmith.guards import GuardContext
 from patchsmith.model.evidence import Evidence
+from patchsmith.model.origin import PROPOSAL, CallOrigin
 from patchsmith.model.proposal import (
     AstTransformOperation,
     CommandOperation,
@@ -89,6 +90,7 @@ def propose(
     verify: bool | None = None,
     trust: bool | None = None,
     allow_unverified: bool = False,
+    origin: CallOrigin = PROPOSAL,
 ) -> ApplyReport:
     """Apply `proposal` (a model, a dict, JSON/YAML text or a file path) to `root`, atomically.
 
@@ -131,6 +133,7 @@ def propose(
             proposal_id=INVALID_PROPOSAL_ID,
             run_id=INVALID_PROPOSAL_ID,
             input_text=_source_text(proposal),
+            origin=origin,
         )
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(loaded,), check=check))
     attempt = Attempt(
@@ -143,6 +146,7 @@ def propose(
         proposal_json=loaded.model_dump_json(),
         base_commit=head_commit(workspace.real_root),
         forbidden=forbidden_patterns(rules, *loaded.forbidden_files),
+        origin=origin,
     )
     scripts = _parse_patches(loaded)
     early = _early_refusal(workspace, rules, loaded, scripts)

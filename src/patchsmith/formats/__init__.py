@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from patchsmith.engine.diffparse import split_lines
-from patchsmith.formats import lazy_snippet
+from patchsmith.formats import codex, lazy_snippet
 from patchsmith.formats._assemble import covering_problem, merge_updates
 from patchsmith.formats.registry import FORMATS, format_named, parser_for
 from patchsmith.formats.script import (
@@ -44,6 +44,8 @@ __all__ = [
 
 def detect_format(text: str) -> EditFormat:
     """The first format (in registry order) whose markers `text` holds; `AUTO` if none."""
+    if codex.unwrap(text) is not None:
+        return EditFormat.APPLY_PATCH
     return next((entry.format for entry in FORMATS if entry.detect(text)), EditFormat.AUTO)
 
 
@@ -56,7 +58,9 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
     them indented), then apply_patch envelopes and unified diffs, then str_replace
     tool calls, then whole files (a path line and a fence) in what is left. So a reply that
     mixes formats loses nothing, and a diff whose context happens to contain
-    another format's markers is read as the diff it is. With nothing detected,
+    another format's markers is read as the diff it is. An envelope in one of the Codex
+    CLI's call shapes (`{"command": ["apply_patch", ...]}`, an `apply_patch <<'EOF'`
+    heredoc) is read as the bare envelope. With nothing detected,
     the script is empty with a problem covering the text; an unknown format name
     gives an empty script with a problem saying so.
     """
@@ -67,6 +71,8 @@ def parse_edits(text: str, format: EditFormat | str = "auto") -> EditScript:
             f"unknown edit format {str(format)[:40]!r}; use one of {names}", 1, 1
         )
         return EditScript(format=EditFormat.AUTO, problems=(problem,))
+    if fmt in (EditFormat.AUTO, EditFormat.APPLY_PATCH):
+        text = codex.unwrap(text) or text
     entry = parser_for(fmt)
     if entry is None:
         return _parse_auto(text)

@@ -146,8 +146,13 @@ def _op(command: str, call: dict[str, object]) -> EditOp | str:
         return f"{command} call whose new_str is not a string"
     if command == "str_replace":
         old_str = call.get("old_str")
-        if not isinstance(old_str, str) or not old_str:
+        if not isinstance(old_str, str):
             return "str_replace call without old_str"
+        if not old_str:
+            return (
+                "str_replace call with an empty old_str: it must be text copied from the "
+                "file, occurring once (insert adds lines, create makes a new file)"
+            )
         return SearchReplace(old_str, new_str or "", exact=True)
     if command == "create":
         file_text = call.get("file_text")

@@ -60,6 +60,7 @@ from patchsmith.mcp.outputs import (
 from patchsmith.mcp.paths import ROOT, map_path
 from patchsmith.mcp.results import ToolResult, failed, from_report
 from patchsmith.mcp.views import bounded_lines
+from patchsmith.model.origin import CallOrigin
 from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy, matches
 from patchsmith.runtime.paths import STATE_DIR_NAME
@@ -423,6 +424,7 @@ class Toolbox:
                 record=self.record,
                 policy=self.policy,
                 full_rewrite=args.full_rewrite,
+                workspace_prefix=self.workspace_prefix,
             )
 
         return from_report(self._edit(touched, run))
@@ -470,6 +472,7 @@ class Toolbox:
                 format=EditFormat.STR_REPLACE,
                 record=self.record,
                 policy=self.policy,
+                origin=CallOrigin.tool_call(str(call["command"])),
             )
 
         return from_report(self._edit((relative,), run))

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from patchsmith.errors import PatchFailure
 from patchsmith.formats.script import Action
+from patchsmith.model.origin import TEXT_REPLY, CallFlavor, CallOrigin
 
 __all__ = ["DEFAULT_FEEDBACK_CHARS", "MIN_FEEDBACK_CHARS", "render_feedback", "settle_hint"]
 
@@ -67,12 +68,32 @@ class ReportLike(Protocol):
     def errors(self) -> Sequence[PatchFailure]: ...
     @property
     def warnings(self) -> Sequence[WarningLike]: ...
+    @property
+    def origin(self) -> CallOrigin: ...
 
 
 _REFUSED_PREFIX = (
     "Nothing was written. Resend the whole reply, every edit included, with this fixed: "
 )
 _PARTIAL_PREFIX = "Not written. "
+_PROPOSAL_PREFIX = (
+    "Nothing was written. Resend the proposal, every operation included, with this fixed: "
+)
+
+
+def _tool(origin: CallOrigin) -> str:
+    return origin.tool or "the tool"
+
+
+def _refused_prefix(origin: CallOrigin) -> str:
+    """What a refused edit's hint opens with: the next call, worded for the call made."""
+    if origin.flavor is CallFlavor.TOOL_CALL:
+        return f"Nothing was written. Call {_tool(origin)} again with this fixed: "
+    if origin.flavor is CallFlavor.PROPOSAL:
+        return _PROPOSAL_PREFIX
+    return _REFUSED_PREFIX
+
+
 _SHRUNK_EXCERPT_LINES = 8
 
 
@@ -107,8 +128,10 @@ def settle_hint(
     check: bool,
     files: Sequence[FileLike],
     errors: Sequence[PatchFailure],
+    origin: CallOrigin = TEXT_REPLY,
 ) -> PatchFailure:
-    """`failure` with a hint that says what a retry must resend, given the final status.
+    """`failure` with a hint that says what a retry must resend, given the final status
+    and the kind of call the change came in (`origin`).
 
     Only failures of one edit (`hunk` set) are rewritten; the others concern the
     whole reply and are framed by the report's opening sentence.
@@ -116,10 +139,11 @@ def settle_hint(
     if failure.hunk is None or failure.hint is None:
         return failure
     hint = failure.hint
-    if hint.startswith((_REFUSED_PREFIX, _PARTIAL_PREFIX)):
+    prefix = _refused_prefix(origin)
+    if hint.startswith((prefix, _REFUSED_PREFIX, _PROPOSAL_PREFIX, _PARTIAL_PREFIX)):
         return failure
     if status == "refused" or check:
-        return replace(failure, hint=_REFUSED_PREFIX + hint)
+        return replace(failure, hint=prefix + hint)
     if status != "partial":
         return failure
     written = next((f for f in files if f.written and f.path == failure.file), None)
@@ -141,10 +165,21 @@ def _opening(report: ReportLike) -> str:
     if report.check and status != "refused":
         return "Check only: nothing was written; every edit located and passed the guards."
     if status == "refused":
+        origin = report.origin
+        if origin.flavor is CallFlavor.TOOL_CALL:
+            return (
+                f"Refused: nothing was written. Fix the problem below and call {_tool(origin)} "
+                "again (or the tool its hint names)."
+            )
         located = sum(f.hunks_located for f in report.files)
         also = (
             f" ({located} edit(s) did locate, but a refusal keeps none of them)" if located else ""
         )
+        if origin.flavor is CallFlavor.PROPOSAL:
+            return (
+                "Refused: nothing was written" + also + ". Fix the problems below and resend "
+                "the proposal, every operation included."
+            )
         return (
             "Refused: nothing was written" + also + ". Fix the problems below and resend the "
             "whole reply, every edit included."

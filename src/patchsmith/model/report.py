@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import PatchFailure, PatchRefused
 from patchsmith.formats.script import Action
 from patchsmith.model.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, settle_hint
+from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 
 if TYPE_CHECKING:  # reports are built long after import time
     from patchsmith.model.evidence import Evidence
@@ -168,6 +169,9 @@ class ApplyReport:
     evidence: tuple[Evidence, ...] = ()
     """A proposal's verification runs (its `verification_plan`), base and changed."""
     warnings: tuple[ApplyWarning, ...] = ()
+    origin: CallOrigin = TEXT_REPLY
+    """The kind of call the change came in (a text reply, a tool call, a proposal): the
+    hints and the feedback name the right next call for it."""
 
     @property
     def ok(self) -> bool:
@@ -202,7 +206,8 @@ class ApplyReport:
             for f in self.files
         )
         errors = tuple(
-            settle_hint(e, self.status.value, self.check, files, self.errors) for e in self.errors
+            settle_hint(e, self.status.value, self.check, files, self.errors, self.origin)
+            for e in self.errors
         )
         return replace(self, files=files, errors=errors)
 

@@ -29,6 +29,7 @@ from patchsmith.attempt._attempt import Attempt, resolve_policy, should_record
 from patchsmith.attempt.propose import propose
 from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
 from patchsmith.model.feedback import MIN_FEEDBACK_CHARS
+from patchsmith.model.origin import PROPOSAL, TEXT_REPLY
 from patchsmith.model.proposal import (
     PatchOperation,
     PatchProposal,
@@ -290,6 +291,7 @@ class _Loop:
                 feedback=tuple(feedback),
                 milestones=count,
                 files=self._file_texts(milestone),
+                failures=last_errors if feedback else (),
             )
             try:
                 reply = self.source(turn)
@@ -483,7 +485,13 @@ class _Loop:
     def _attempt(self, proposal: PatchProposal | PatchFailure, reply: Reply) -> ApplyReport:
         if not isinstance(proposal, PatchFailure):
             return propose(
-                proposal, self.root, record=self.recording, policy=self.policy, trust=self.trust
+                proposal,
+                self.root,
+                record=self.recording,
+                policy=self.policy,
+                trust=self.trust,
+                # A text reply is made a proposal here; its feedback speaks of the reply.
+                origin=TEXT_REPLY if isinstance(reply, str) else PROPOSAL,
             )
         attempt = Attempt(
             self.root,
@@ -493,6 +501,7 @@ class _Loop:
             run_id=self.run_id,
             attempt_no=self.attempts,
             input_text=reply if isinstance(reply, str) else json.dumps(_jsonable(reply)),
+            origin=TEXT_REPLY if isinstance(reply, str) else PROPOSAL,
         )
         return attempt.finish(ApplyReport(ApplyStatus.REFUSED, errors=(proposal,)))
 

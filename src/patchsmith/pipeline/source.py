@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from patchsmith.errors import PatchsmithError
+from patchsmith.errors import PatchFailure, PatchsmithError
 from patchsmith.model.proposal import PatchProposal
 from patchsmith.pipeline.selector import Selection
 from patchsmith.pipeline.task import Milestone, Task
@@ -60,6 +60,10 @@ class Turn:
     """How many milestones the plan has."""
     files: Mapping[str, str] = field(default_factory=dict)
     """Current text of the milestone's named files that exist (plain paths only)."""
+    failures: tuple[PatchFailure, ...] = ()
+    """The failures behind the last repair message (`feedback[-1]`), as values: code, file,
+    edit, hint, `candidates`, `lookalikes`, the excerpt and the file's sha256, so an adapter
+    reads them without parsing the text. Empty on a milestone's first turn."""
 
     def prompt(self) -> str:
         """The turn as one plain-text message: objective, files, strategy, last feedback."""
@@ -95,6 +99,7 @@ class Turn:
             "attempt_no": self.attempt_no,
             "selection": self.selection.to_json(),
             "feedback": list(self.feedback),
+            "failures": [f.to_json() for f in self.failures],
             "files": dict(self.files),
             "prompt": self.prompt(),
         }

@@ -23,6 +23,7 @@ from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
 from patchsmith.errors import FailureCode, LookAlike, PatchFailure
 from patchsmith.formats.script import (
     Action,
+    EditFormat,
     EditOp,
     EditScript,
     FileEdit,
@@ -31,7 +32,9 @@ from patchsmith.formats.script import (
     SearchReplace,
     WholeContent,
 )
+from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyWarning, HunkPlacement, WarningCode
+from patchsmith.runtime.paths import WORKSPACE_PREFIX, under_root
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
 from patchsmith.runtime.workspace import Workspace
@@ -106,6 +109,10 @@ class _Run:
     options: EngineOptions
     partial: bool
     size_limit: int | None = None
+    origin: CallOrigin = TEXT_REPLY
+    tool_calls: bool = False
+    """The edits are editor tool calls (sent as calls, or as their JSON in a reply)."""
+    prefixes: tuple[str, ...] = (WORKSPACE_PREFIX,)
     files: dict[str, _File] = field(default_factory=dict)
     moved: dict[str, _File] = field(default_factory=dict)
     """Files this patch moves, by target path (kept by `_move` and `_delete`)."""
@@ -125,17 +132,30 @@ def stage_script(
     options: EngineOptions,
     partial: bool = False,
     size_limit: int | None = None,
+    origin: CallOrigin = TEXT_REPLY,
+    workspace_prefix: str | None = WORKSPACE_PREFIX,
 ) -> StagePlan:
     """Locate every edit of `script`; stage the results unless something failed.
 
     With `partial`, what located is staged even when other edits failed. A file
     larger than `size_limit` bytes is refused as FILE_TOO_LARGE before it is
     read or parsed (the policy's `max_file_bytes`, when its size guard is on).
+    Every path the script names (diff headers, envelope lines, block and file paths,
+    tool-call arguments) may be absolute under `workspace_prefix` or the root; the
+    rest of it is checked as any relative path is. `origin` words the hints for the
+    kind of call the script came in.
     """
-    run = _Run(workspace, options, partial, size_limit)
+    tool_calls = origin.is_tool_call or script.format is EditFormat.STR_REPLACE
+    prefixes = (workspace_prefix,) if workspace_prefix else ()
+    run = _Run(workspace, options, partial, size_limit, origin, tool_calls, prefixes)
     for problem in script.problems:
         truncated = problem.code is FailureCode.TRUNCATED_OUTPUT
         hint = "Fix what the message names in those lines and resend the edit; nothing was applied."
+        where = f"lines {problem.start_line}-{problem.end_line}: "
+        if origin.is_tool_call:
+            # One call: its arguments are all there is, no line of a reply to point at.
+            where = ""
+            hint = "Fix what the message names and make the call again; nothing was applied."
         if problem.code is FailureCode.PATH_MISMATCH:
             hint = (
                 "Name the same file on the --- and +++ lines; to rename a file, add git's "
@@ -144,7 +164,7 @@ def stage_script(
         run.fail(
             PatchFailure(
                 code=problem.code,
-                message=f"lines {problem.start_line}-{problem.end_line}: {problem.message}",
+                message=where + problem.message,
                 hint="The reply stops before its end: resend the rest of the file, or send "
                 "the change as a diff; nothing was applied."
                 if truncated
@@ -253,19 +273,16 @@ def _set_mode(state: _File, executable: bool | None) -> None:
 # -- paths and files -----------------------------------------------------------------------------
 
 
-def _relative(workspace: Workspace, path: str) -> str:
-    """Map an absolute path inside the root (as editor tools send them) to a relative one."""
-    if os.path.isabs(path):
-        for root in (str(workspace.root), str(workspace.real_root)):
-            prefix = root.rstrip(os.sep) + os.sep
-            if path.startswith(prefix):
-                return path[len(prefix) :]
-    return path
+def _relative(run: _Run, path: str) -> str:
+    """Map an absolute path under the workspace prefix or the root (as editor tools send
+    them) to a relative one; every path of a script comes through here."""
+    workspace = run.workspace
+    return under_root(path, (*run.prefixes, str(workspace.root), str(workspace.real_root)))
 
 
 def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     """The state of `path` (read on first use), or None after recording why not."""
-    resolved = run.workspace.resolve(_relative(run.workspace, path))
+    resolved = run.workspace.resolve(_relative(run, path))
     if isinstance(resolved, PatchFailure):
         run.fail(resolved)
         return None
@@ -304,6 +321,11 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
             "Check the path (list the directory first), or create the file "
             "with a /dev/null diff or '*** Add File:'."
         )
+        if run.tool_calls:
+            hint = (
+                "Check the path (view the directory first), or call create with the "
+                "file's whole text (file_text) to make it."
+            )
         if near:
             hint = "Nearest existing paths: " + ", ".join(near) + ". " + hint
         run.fail(
@@ -381,7 +403,10 @@ def _create(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> No
                 message=f"{state.path} already exists"
                 + (" with exactly this content" if same else ""),
                 file=state.path,
-                hint="Send an update (a diff with context) instead of a new file, "
+                hint="Edit it with str_replace or insert (view it first), or create a "
+                "file at another path."
+                if run.tool_calls
+                else "Send an update (a diff with context) instead of a new file, "
                 "or delete the file first.",
                 current_sha256=_sha(state),
             )
@@ -460,7 +485,7 @@ def _move(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> None
     if state.text is None:
         _fail_deleted(run, state)
         return
-    target = run.workspace.resolve(_relative(run.workspace, edit.new_path))
+    target = run.workspace.resolve(_relative(run, edit.new_path))
     if isinstance(target, PatchFailure):
         run.fail(target)
         return
@@ -629,14 +654,20 @@ def _snippet_failure(state: _File, index: int, refused: SnippetRefused) -> Patch
             "Keep at least one unchanged line, copied exactly from the file, next to each "
             "'... existing code ...' placeholder (or send a diff); nothing was applied."
         )
+    candidates = tuple(c + 1 for c in refused.candidates)
     failure = PatchFailure(
         code=code,
-        message=f"snippet for {state.path}: {refused.detail}",
+        message=f"snippet for {state.path}: {refused.detail}"
+        + (f", at lines {_places(candidates)}" if candidates else ""),
         file=state.path,
         hunk=index,
         hint=hint,
         current_sha256=_sha(state),
+        candidates=candidates,
     )
+    if len(candidates) > 1:
+        shown = _candidates_excerpt(state.path, contents, candidates, len(refused.chunk))
+        return replace(failure, excerpt=shown)
     return _with_excerpt(failure, contents, region)
 
 
@@ -701,14 +732,24 @@ def _exact_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> No
             current_sha256=_sha(state),
         )
     else:
+        lines = _starting_lines(state.text, search)
+        places = _places(lines)
+        on = "at" if len(lines) == count else "on"
         failure = PatchFailure(
             code=FailureCode.AMBIGUOUS_MATCH,
-            message=f"old_str occurs {count} times in {state.path}",
+            message=f"old_str occurs {count} times in {state.path}, {on} lines {places}",
             file=state.path,
             hunk=index,
-            hint="Include more surrounding lines in old_str so that it occurs exactly once.",
+            hint=f"Make old_str longer (or narrower): it occurs {on} lines {places} (the "
+            "excerpt shows each); add a neighbouring line that only the place meant has, "
+            "so that old_str occurs exactly once.",
             current_sha256=_sha(state),
+            similarity=1.0,
+            candidates=lines,
         )
+        excerpt = _candidates_excerpt(state.path, contents, lines, len(wanted))
+        run.fail(replace(failure, excerpt=excerpt))
+        return
     from patchsmith.engine.excerpt import closest_region
 
     run.fail(_with_excerpt(failure, contents, closest_region(contents, wanted)))
@@ -732,6 +773,34 @@ def _match_line_ending(text: str, search: str, replacement: str) -> str:
     # before it: the replacement's first "\n" completes it and must not get one of its own.
     before = "\r" if start > 0 and text[start - 1] == "\r" else ""
     return re.sub(r"(?<!\r)\n", "\r\n", before + replacement)[len(before) :]
+
+
+_MAX_CANDIDATES = 100
+
+
+def _starting_lines(text: str, needle: str) -> tuple[int, ...]:
+    """The 1-based lines where `needle` starts in `text`, each once, the first hundred."""
+    found: list[int] = []
+    line, counted = 1, 0
+    at = text.find(needle)
+    while at >= 0 and len(found) < _MAX_CANDIDATES:
+        line += text.count("\n", counted, at)
+        counted = at
+        if not found or found[-1] != line:
+            found.append(line)
+        at = text.find(needle, at + 1)
+    return tuple(found)
+
+
+def _places(lines: Sequence[int]) -> str:
+    """`12, 40 and 77`, or the first few and how many more."""
+    shown = [str(n) for n in lines[:_MAX_PLACES_NAMED]]
+    more = len(lines) - len(shown)
+    if more > 0:
+        return ", ".join(shown) + f" and {more} more"
+    if len(shown) == 1:
+        return shown[0]
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _occurrences(text: str, needle: str) -> int:
@@ -876,6 +945,7 @@ def _block_failure(
         alike = lookalikes(contents, old, hint_line, starts)
     named = next((x for x in alike if x.named), None)
     if ambiguous:
+        message += f", at lines {_places(outcome.candidates)}"
         places = ", ".join(str(c) for c in outcome.candidates[:_MAX_PLACES_NAMED])
         more = len(outcome.candidates) - _MAX_PLACES_NAMED
         hint = (

@@ -16,10 +16,21 @@ from urllib.parse import unquote
 
 from patchsmith.errors import FailureCode, PatchFailure
 
-__all__ = ["STATE_DIR_NAME", "canonical_path", "locate_path", "resolve_path"]
+__all__ = [
+    "STATE_DIR_NAME",
+    "WORKSPACE_PREFIX",
+    "canonical_path",
+    "locate_path",
+    "resolve_path",
+    "under_root",
+]
 
 STATE_DIR_NAME = ".patchsmith"
 """patchsmith's own state directory at the workspace root; never a patch target."""
+
+WORKSPACE_PREFIX = "/workspace"
+"""The absolute directory editor-tool agents (Anthropic's text editor, OpenHands) use for
+the workspace root: `/workspace/src/app.py` names `src/app.py`."""
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # Decoding is repeated so that double encoding (`%252e`) cannot hide a component.
@@ -240,3 +251,22 @@ def canonical_path(
     else:
         real = os.path.join(os.path.realpath(os.path.dirname(joined)), os.path.basename(joined))
     return Path(os.path.relpath(real, real_root)).as_posix()
+
+
+def under_root(path: str, bases: tuple[str, ...]) -> str:
+    """`path` relative to the root when it is absolute and under one of `bases` (absolute
+    directories standing for the root: the workspace prefix, the root's own path); else
+    `path` as given.
+
+    Only the base is taken off: what is left (`../etc/passwd` from
+    `/workspace/../etc/passwd`) is still checked by `resolve_path`, so a mapping never
+    reaches further than a relative path could.
+    """
+    unified = path.replace("\\", "/")
+    if not unified.startswith("/") and not os.path.isabs(path):
+        return path
+    for base in bases:
+        stem = base.replace("\\", "/").rstrip("/")
+        if stem and unified.startswith(stem + "/"):
+            return unified[len(stem) + 1 :].lstrip("/")
+    return path
