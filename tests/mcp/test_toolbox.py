@@ -469,6 +469,20 @@ class TestUndo:
         assert not result.is_error
         assert not (repo / "new.py").exists()
 
+    def test_undo_apply_named_under_workspace(self, repo: Path, box: Toolbox) -> None:
+        """A patch naming /workspace/app.py is undone like one naming app.py."""
+        before = (repo / "app.py").read_bytes()
+        patch = SLOPPY_PATCH.replace("a/app.py", "a//workspace/app.py").replace(
+            "b/app.py", "/workspace/app.py"
+        )
+        assert not call(box, "apply", patch=patch).is_error
+        assert before != (repo / "app.py").read_bytes()
+
+        result = call(box, "undo_edit", path="app.py")
+
+        assert not result.is_error
+        assert before == (repo / "app.py").read_bytes()
+
     def test_undo_deleted_file(self, repo: Path, box: Toolbox) -> None:
         """A created file deleted since cannot be undone (it is not as the edit left it)."""
         call(box, "create", path="new.py", file_text="X = 1\n")

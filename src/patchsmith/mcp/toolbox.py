@@ -63,7 +63,7 @@ from patchsmith.mcp.views import bounded_lines
 from patchsmith.model.origin import CallOrigin
 from patchsmith.model.report import ApplyReport
 from patchsmith.policy import Policy, load_policy, matches
-from patchsmith.runtime.paths import STATE_DIR_NAME
+from patchsmith.runtime.paths import STATE_DIR_NAME, under_root
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.workspace import Workspace
 from patchsmith.store import DB_FILE_NAME, Store, keep_open
@@ -412,7 +412,10 @@ class Toolbox:
         from patchsmith.attempt.api import apply
 
         format = EditFormat(args.format)
-        touched = _paths_in(args.patch, format)
+        # The patch may name files as /workspace/...; map them as the intake will, so the
+        # undo snapshot is taken of the files the edit really writes.
+        bases = tuple(b for b in (self.workspace_prefix, os.fspath(self.root)) if b)
+        touched = tuple(under_root(path, bases) for path in _paths_in(args.patch, format))
 
         def run() -> ApplyReport:
             return apply(
