@@ -227,7 +227,7 @@ def test_cli_wave_resume_publish_and_report(
     assert len(page.hrefs) == 2 * 4  # Markdown and JSON for each published repository
     for href in page.hrefs:
         assert (tmp_path / "out" / href).resolve().is_file()
-    assert page.rects == 7  # one bar per status, pending included
+    assert page.rects == len(FleetStatus) + 1  # one bar per status, and one for pending
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ from patchsmith.fleet.run import (
     unsafe_run_folder,
 )
 from patchsmith.fleet.store import FleetStore
-from patchsmith.runtime.gitcmd import NO_TEMPLATE, SAFE_CONFIG
+from patchsmith.runtime.gitcmd import SAFE_CONFIG, git_argv
 from patchsmith.runtime.statedir import StateDirUnsafe, ensure_subdir
 
 __all__ = [
@@ -249,9 +249,12 @@ def _git(
     stdin: str | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    extra = [NO_TEMPLATE] if args[0] in {"init", "clone"} else []
+    # git_argv turns hooks and fsmonitor off (and templates, for init/clone); publishing
+    # adds the rest of HARDENING (ext transport, credential helpers, signing, ...).
+    argv = git_argv(*args)
+    argv[1:1] = HARDENING
     return subprocess.run(
-        ["git", *HARDENING, args[0], *extra, *args[1:]],
+        argv,
         cwd=cwd,
         env=_env(env),
         input=stdin,
