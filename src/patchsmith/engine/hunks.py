@@ -9,6 +9,7 @@ from dataclasses import replace
 from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
 from patchsmith.engine.exact import apply_exact
 from patchsmith.engine.indent import IndentStyle, indent_style, style_may_matter
+from patchsmith.engine.linespans import SpanLog
 from patchsmith.engine.locate import (
     LineKeys,
     Normalisation,
@@ -211,8 +212,12 @@ def apply_hunk_list(
         if exact is not None:
             return exact
     lines = split_lines(source)
+    # Where the hunks changed the text, for the line diff; None once that is not known.
+    log: SpanLog | None = SpanLog()
     if options.keep_line_endings is False:
         lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
+        if "\r" in source:
+            log = None  # every CRLF line changed
     style = (
         indent_style(lines.contents)
         if options.indent_tolerant and style_may_matter(source, hunks)
@@ -257,6 +262,11 @@ def apply_hunk_list(
         if new_lines is not lines:  # the substring fallback made a new text: recount it
             keys = LineKeys(new_lines.contents)
             endings = _count_endings(new_lines.endings)
+            log = None
+        elif log is not None:
+            # The splice may also end the line before the span (`_splice_in_place`).
+            first = max(placed.start - 1, 0)
+            log.edit(first, placed.end, placed.end - first + len(new_lines) - before)
         lines = new_lines
         applied += 1
         outcomes.append(
@@ -270,7 +280,8 @@ def apply_hunk_list(
                 notes=notes,
             )
         )
-    return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+    spans = None if log is None else log.spans
+    return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
 
 
 def _joined(source: str) -> str | None:

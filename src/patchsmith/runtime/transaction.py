@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
+from patchsmith.engine.linespans import LineSpan
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.atomic import (
@@ -123,6 +124,7 @@ class _Current:
         executable: bool | None = None,
         whole_content: bool = False,
         generated_by_command: bool = False,
+        line_spans: tuple[LineSpan, ...] | None = None,
     ) -> FileChange:
         """This file `source` rewritten (UPDATE) or moved (MOVE) to `target` with new
         content, its mode kept but for `executable`; or deleted (DELETE, no new bytes)."""
@@ -140,6 +142,7 @@ class _Current:
             generated_by_command=generated_by_command,
             whole_content=whole_content,
             old_links=self.links,
+            line_spans=line_spans,
         )
 
 
@@ -216,10 +219,12 @@ class Transaction:
         reason: str = "",
         executable: bool | None = None,
         whole_content: bool = False,
+        line_spans: tuple[LineSpan, ...] | None = None,
     ) -> PatchFailure | None:
         """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
 
         `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
+        `line_spans` are the lines the edit changed, when the engine knows them.
         """
         self._ensure_open()
         target = self._target(path, follow_final=True)
@@ -247,6 +252,7 @@ class Transaction:
             reason=reason,
             executable=executable,
             whole_content=whole_content,
+            line_spans=line_spans,
         )
         self._stage(change, f"update of {target}")
         return None
@@ -339,7 +345,9 @@ class Transaction:
                     "the command cannot also create or delete it",
                 )
             text = _decoded(target, new_bytes, staged.new_mode)
-            self._staged[target] = replace(staged, new_bytes=new_bytes, new_text=text)
+            self._staged[target] = replace(
+                staged, new_bytes=new_bytes, new_text=text, line_spans=None
+            )
             return None
         if new_bytes is None:
             failure = self.delete(target, reason=reason)
