@@ -225,13 +225,18 @@ def apply_hunk_list(
     )
     # The joined text lets the refusal pre-tests run; when the fast path already ran them on
     # this file without settling the hunk, they are not run twice.
-    keys = LineKeys(lines.contents, None if tested else _joined(source))
+    blocks = [
+        block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
+        for hunk in hunks
+    ]
+    # Only the lines the blocks hold are counted (once per normalisation), not every line.
+    wanted = [ln.text for block in blocks for ln in block.lines]
+    keys = LineKeys(lines.contents, None if tested else _joined(source), wanted)
     endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
     shift = 0
-    for index, hunk in enumerate(hunks):
-        block = block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
+    for index, (hunk, block) in enumerate(zip(hunks, blocks, strict=True)):
         if block.hint is not None and shift:
             # Earlier hunks moved the lines below them; their numbers did not.
             block = replace(block, hint=max(block.hint + shift, 0))
