@@ -11,6 +11,7 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -312,7 +313,9 @@ class _LineCounts:
     """
 
     def __init__(self, cache: LineKeys, key: Normalisation, seeds: set[str]) -> None:
-        self._cache = cache
+        # A weak reference: the cache holds this count, and a cycle would keep the file's
+        # lines alive until the garbage collector runs.
+        self._cache = weakref.ref(cache)
         self._key = key
         self._known: dict[str, int] = dict.fromkeys(seeds, 0)
         self._known.update(Counter(filter(seeds.__contains__, cache.keys(key))))
@@ -320,7 +323,9 @@ class _LineCounts:
     def __getitem__(self, text: str) -> int:
         known = self._known.get(text)
         if known is None:
-            known = self._known[text] = self._cache.keys(self._key).count(text)
+            cache = self._cache()
+            assert cache is not None, "counts outlived their file's lines"
+            known = self._known[text] = cache.keys(self._key).count(text)
         return known
 
     def update(self, texts: Sequence[str]) -> None:
