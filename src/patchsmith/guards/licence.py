@@ -9,7 +9,7 @@ from patchsmith.formats.script import Action
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import text_of
+from patchsmith.runtime.diffstat import head_lines, text_of
 
 __all__ = ["LicenceHeaderGuard", "has_licence_header"]
 
@@ -19,7 +19,7 @@ def has_licence_header(text: str, marker: str, header_lines: int) -> bool:
     if not text:
         return False
     # Only the head is split: a big file is not cut into lines for its first few.
-    head = text.split("\n", header_lines)[:header_lines] if header_lines > 0 else []
+    head = head_lines(text, header_lines)
     return any(marker in line for line in head)
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "LineDiff",
     "change_opcodes",
     "diff_stat",
+    "head_lines",
     "is_binary",
     "line_diff",
     "lines_of",
@@ -108,6 +109,16 @@ def _text_diff(change: FileChange) -> LineDiff[str]:
     new = text_of(change.new_bytes, change.new_text) or ""
     spans = change.line_spans if change.old_bytes is not None else None
     return line_diff(old, new, spans)
+
+
+def head_lines(text: str, count: int) -> list[str]:
+    """`text.split("\\n", count)[:count]` without copying the rest of the text."""
+    end = -1
+    for _ in range(count):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text.split("\n")[:count] if count > 0 else []
+    return text[:end].split("\n") if count > 0 else []
 
 
 def diff_stat(change: FileChange) -> DiffStat:

@@ -72,8 +72,9 @@ def _git_mode(mode: int | None) -> bytes:
 def _blob_id(data: bytes | None) -> str:
     if data is None:
         return _NULL_OID
-    header = b"blob %d\x00" % len(data)
-    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()[:7]
+    digest = hashlib.sha1(b"blob %d\x00" % len(data), usedforsecurity=False)
+    digest.update(data)  # not `header + data`: that would copy the file
+    return digest.hexdigest()[:7]
 
 
 def _is_binary(data: bytes | None) -> bool:

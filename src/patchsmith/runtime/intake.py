@@ -241,7 +241,12 @@ def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
         return None
     spans = None if state.spans is None else state.spans.spans
     return tx.update(
-        state.path, state.text, executable=executable, whole_content=state.whole, line_spans=spans
+        state.path,
+        state.text,
+        executable=executable,
+        whole_content=state.whole,
+        line_spans=spans,
+        read=state.original,
     )
 
 

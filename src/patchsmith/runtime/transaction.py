@@ -28,6 +28,7 @@ from patchsmith.formats.script import Action
 from patchsmith.runtime.atomic import (
     current_umask,
     fsync_directory,
+    holds_regular,
     meta_of,
     read_regular,
     sync_paths,
@@ -146,6 +147,16 @@ class _Current:
         )
 
 
+def _current_digest(target: Path, path: str, mode: int) -> str | None:
+    """The sha256 of the text now at `target`, as a stale-file failure names it."""
+    try:
+        current, _ = read_regular(target)
+    except OSError:
+        return None
+    decoded = decode_file(path, current, mode)
+    return None if isinstance(decoded, PatchFailure) else decoded.sha256
+
+
 def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool:
     """A lone update, or a lone create/delete in an existing directory: one atomic step."""
     if len(changes) != 1:
@@ -220,11 +231,15 @@ class Transaction:
         executable: bool | None = None,
         whole_content: bool = False,
         line_spans: tuple[LineSpan, ...] | None = None,
+        read: TextFile | None = None,
     ) -> PatchFailure | None:
         """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
 
         `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
-        `line_spans` are the lines the edit changed, when the engine knows them.
+        `line_spans` are the lines the edit changed, when the engine knows them. `read` is
+        the file as the caller read it for this edit: when it is this very path, and size
+        and mode still agree, it is taken instead of reading the file again (the commit
+        checks the bytes on disk are still these before it writes).
         """
         self._ensure_open()
         target = self._target(path, follow_final=True)
@@ -233,16 +248,20 @@ class Transaction:
         failure = self._check_unclaimed(target)
         if failure is not None:
             return failure
-        raw = self._workspace.read_raw(target, canonical=True)
-        if isinstance(raw, PatchFailure):
-            return raw
-        current = decode_file(raw.path, raw.raw, raw.mode)
-        if isinstance(current, PatchFailure):
-            return current
+        known = self._known(target, read)
+        if known is None:
+            raw = self._workspace.read_raw(target, canonical=True)
+            if isinstance(raw, PatchFailure):
+                return raw
+            decoded = decode_file(raw.path, raw.raw, raw.mode)
+            if isinstance(decoded, PatchFailure):
+                return decoded
+            known = decoded, raw.links
+        current, links = known
         new_bytes = encode_text(current, new_text)
         if isinstance(new_bytes, PatchFailure):
             return new_bytes
-        before = _Current(current.raw, current.mode, current.text, raw.links)
+        before = _Current(current.raw, current.mode, current.text, links)
         change = before.changed(
             Action.UPDATE,
             target,
@@ -256,6 +275,23 @@ class Transaction:
         )
         self._stage(change, f"update of {target}")
         return None
+
+    def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int] | None:
+        """`read` and the file's link count, when `read` is the regular file at `target`
+        with the same size and mode now; else None (the file is read again)."""
+        if read is None or read.path != target:
+            return None
+        try:
+            info = self._workspace.disk_path(target).stat()
+        except OSError:
+            return None
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_size != len(read.raw)
+            or stat.S_IMODE(info.st_mode) != read.mode
+        ):
+            return None
+        return read, info.st_nlink
 
     def create(
         self, path: str, text: str, mode: int | None = None, *, reason: str = ""
@@ -688,7 +724,7 @@ class Transaction:
                 target = workspace.disk_path(change.old_path)
                 try:
                     # never through a link: the staged path is the file's real one
-                    current, info = read_regular(target)
+                    same, info = holds_regular(target, change.old_bytes or b"")
                     mode = stat.S_IMODE(info.st_mode)
                 except OSError as exc:
                     return PatchFailure(
@@ -698,9 +734,8 @@ class Transaction:
                         file=change.old_path,
                         hint="read the file again and redo the edit",
                     )
-                if current != change.old_bytes or mode != change.old_mode:
-                    decoded = decode_file(change.old_path, current, mode)
-                    digest = None if isinstance(decoded, PatchFailure) else decoded.sha256
+                if not same or change.old_bytes is None or mode != change.old_mode:
+                    digest = _current_digest(target, change.old_path, mode)
                     return PatchFailure(
                         code=FailureCode.STALE_FILE,
                         message=f"{change.old_path} changed on disk since it was staged",
