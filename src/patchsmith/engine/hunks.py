@@ -290,10 +290,13 @@ def apply_hunk_list(
 
 
 def _joined(source: str) -> str | None:
-    """`"\\n".join(split_lines(source).contents)` when a slice gives it (no CR), else None."""
+    """The file's lines joined by LF for the refusal pre-tests, when `source` is that (no
+    CR), else None. A final newline is left on: the pre-tests look for lines of text,
+    never for a newline, and a copy of a big file without it would cost its size again.
+    """
     if "\r" in source:
         return None
-    return source[:-1] if source.endswith("\n") else source
+    return source
 
 
 def _count_endings(endings: list[str]) -> Counter[str]:

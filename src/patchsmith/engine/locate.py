@@ -206,7 +206,8 @@ class LineKeys:
         text: str | None = None,
         wanted: Sequence[str] | None = None,
     ) -> None:
-        """`text`, when given, must be `"\\n".join(contents)` (a caller may know it cheaply).
+        """`text`, when given, must be `"\\n".join(contents)`, perhaps with a final "\\n"
+        (a caller may know it cheaply).
 
         `wanted`, when given, are the texts of the lines the blocks to place hold (their
         hunks' lines): only those are counted in one pass per normalisation, any other
