@@ -162,7 +162,8 @@ def apply_exact(
                 no_eol = False  # the line above becomes the last and keeps its ending
             elif sides.marked:
                 no_eol = sides.new_no_eol
-        text = text[:at] + new_text + text[end:]
+        # One join: `a + b + c` would make a copy of the head on the way (peak memory).
+        text = "".join((text[:at], new_text, text[end:]))
         log.edit(start, start + len(old), len(new))
         folded.clear()
         shift += len(new) - len(old)
