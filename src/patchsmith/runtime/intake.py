@@ -91,6 +91,7 @@ class _File:
 
     path: str
     original: TextFile | None
+    """The file as read, without its bytes (`raw` is empty; `sha256` is theirs)."""
     text: str | None
     action: Action = Action.UPDATE
     moved_to: str | None = None
@@ -321,7 +322,10 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         if isinstance(read, PatchFailure):
             run.fail(read)
             return None
-        original = read
+        # Kept without its bytes while the text is edited (a big file's bytes would
+        # otherwise sit beside its text, its lines and the new text); the transaction reads
+        # them again and checks them against `sha256`.
+        original = replace(read, raw=b"")
     elif run.workspace.disk_path(resolved).is_dir():
         run.fail(
             PatchFailure(

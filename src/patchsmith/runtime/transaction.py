@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -238,8 +239,9 @@ class Transaction:
         `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
         `line_spans` are the lines the edit changed, when the engine knows them. `read` is
         the file as the caller read it for this edit: when it is this very path, and size
-        and mode still agree, it is taken instead of reading the file again (the commit
-        checks the bytes on disk are still these before it writes).
+        and mode still agree, it is taken instead of reading and decoding the file again
+        (the commit checks the bytes on disk are still these before it writes). Its `raw`
+        may be empty: then the bytes are read and must hash to its `sha256`.
         """
         self._ensure_open()
         target = self._target(path, follow_final=True)
@@ -278,18 +280,27 @@ class Transaction:
 
     def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int] | None:
         """`read` and the file's link count, when `read` is the regular file at `target`
-        with the same size and mode now; else None (the file is read again)."""
+        with the same size and mode now; else None (the file is read again).
+
+        A caller may have dropped `read.raw` to hold less memory while it edited the text:
+        then the bytes are read again and must have `read.sha256`.
+        """
         if read is None or read.path != target:
             return None
         try:
             info = self._workspace.disk_path(target).stat()
         except OSError:
             return None
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or info.st_size != len(read.raw)
-            or stat.S_IMODE(info.st_mode) != read.mode
-        ):
+        if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != read.mode:
+            return None
+        if not read.raw and info.st_size:
+            raw = self._workspace.read_raw(target, canonical=True)
+            if isinstance(raw, PatchFailure) or raw.mode != read.mode:
+                return None
+            if hashlib.sha256(raw.raw).hexdigest() != read.sha256:
+                return None
+            return replace(read, raw=raw.raw), raw.links
+        if info.st_size != len(read.raw):
             return None
         return read, info.st_nlink
 
