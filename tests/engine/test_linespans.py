@@ -203,3 +203,42 @@ class TestEngineSpans:
         hunks = [h for f in find_diffs(diff) for h in f.hunks]
         result = apply_hunk_list(source, hunks, options)
         assert result.ok and result.spans is None
+
+
+class TestRebuiltText:
+    @settings(max_examples=300, deadline=None)
+    @given(pair=text_pairs())
+    def test_rebuilt_from_spans_is_the_joined_text(self, pair: object) -> None:
+        """A big file's new text, rebuilt from the source and the spans, is the line-based
+        path's joined text."""
+        from tests.engine.engine_strategies import TextPair
+
+        from patchsmith.engine import hunks as hunks_module
+
+        assert isinstance(pair, TextPair)
+        diff = clean_diff(pair.source, pair.target, pair.context)
+        found = [h for f in find_diffs(diff) for h in f.hunks]
+        joined = apply_hunk_list(pair.source, found, EngineOptions.default(), fast=False)
+        saved = hunks_module.REBUILD_CHARS
+        hunks_module.REBUILD_CHARS = 0
+        try:
+            rebuilt = apply_hunk_list(pair.source, found, EngineOptions.default(), fast=False)
+        finally:
+            hunks_module.REBUILD_CHARS = saved
+        assert rebuilt == joined
+        assert rebuilt.text == joined.text
+
+    def test_a_big_file_is_rebuilt(self) -> None:
+        source = "".join(f"value {n}\n" for n in range(200_000))
+        diff = "".join(
+            f"@@ -{n + 1},3 +{n + 1},3 @@\n value {n}\n"
+            f"-value {n + 1}\n+VALUE {n + 1}\n value {n + 2}\n"
+            for n in range(1000, 200_000, 9000)
+        )
+        found = [h for f in find_diffs("--- a/f\n+++ b/f\n" + diff) for h in f.hunks]
+        result = apply_hunk_list(source, found, EngineOptions.default(), fast=False)
+        assert result.ok and len(found) == result.applied
+        expected = source
+        for n in range(1000, 200_000, 9000):
+            expected = expected.replace(f"\nvalue {n + 1}\n", f"\nVALUE {n + 1}\n", 1)
+        assert expected == result.text

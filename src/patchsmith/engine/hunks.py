@@ -9,7 +9,7 @@ from dataclasses import replace
 from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
 from patchsmith.engine.exact import apply_exact
 from patchsmith.engine.indent import IndentStyle, indent_style, style_may_matter
-from patchsmith.engine.linespans import SpanLog
+from patchsmith.engine.linespans import LineIndex, LineSpan, SpanLog
 from patchsmith.engine.locate import (
     LineKeys,
     Normalisation,
@@ -28,7 +28,7 @@ from patchsmith.engine.model import (
     Strategy,
 )
 from patchsmith.engine.splice import splice_block
-from patchsmith.engine.textlines import Lines, split_lines
+from patchsmith.engine.textlines import Lines, join_lines, split_lines
 
 __all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
 
@@ -286,7 +286,58 @@ def apply_hunk_list(
             )
         )
     spans = None if log is None else log.spans
-    return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
+    if not spans or len(source) < REBUILD_CHARS:
+        return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
+    # A big file: its new text is the source between the spans and the spans' new lines,
+    # built once its line objects are gone (joining them would hold both at once).
+    pieces = _span_texts(source, lines, spans)
+    if pieces is None:
+        return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
+    del lines, keys, style, blocks, result, new_lines
+    text = _rebuilt(source, spans, pieces)
+    return HunkResult(text, applied, len(hunks), tuple(outcomes), spans)
+
+
+REBUILD_CHARS = 1 << 20
+"""A source this long or longer gets its new text rebuilt from the spans, not joined."""
+
+
+def _span_texts(
+    source: str, lines: Lines, spans: Sequence[LineSpan]
+) -> tuple[LineIndex[str], list[str]] | None:
+    """The text of each span's new lines, and the source's line index; None when the text
+    rebuilt from them would not be `lines.text` in length (then it is joined)."""
+    index = LineIndex(source)
+    if len(index) - sum(s.old_stop - s.old_start for s in spans) != len(lines) - sum(
+        s.new_stop - s.new_start for s in spans
+    ):
+        return None
+    texts = [
+        join_lines(
+            lines.contents[s.new_start : s.new_stop], lines.endings[s.new_start : s.new_stop]
+        )
+        for s in spans
+    ]
+    kept = len(source) - sum(index.offset(s.old_stop) - index.offset(s.old_start) for s in spans)
+    whole = sum(map(len, lines.contents)) + sum(map(len, lines.endings))
+    if kept + sum(map(len, texts)) != whole:
+        return None
+    return index, texts
+
+
+def _rebuilt(
+    source: str, spans: Sequence[LineSpan], pieces: tuple[LineIndex[str], list[str]]
+) -> str:
+    """The source with each span's old lines replaced by its new text."""
+    index, texts = pieces
+    parts: list[str] = []
+    at = 0
+    for span, text in zip(spans, texts, strict=True):
+        parts.append(source[at : index.offset(span.old_start)])
+        parts.append(text)
+        at = index.offset(span.old_stop)
+    parts.append(source[at:])
+    return "".join(parts)
 
 
 def _joined(source: str) -> str | None:

@@ -134,10 +134,10 @@ class Normalisation(NamedTuple):
     def lines(self, texts: Sequence[str]) -> list[str]:
         """Every line normalised, with C-level string methods (no Python call per line)."""
         out = list(texts)
-        if self.fold and out:
-            joined = "\n".join(out)
-            if not joined.isascii():  # every folded character is outside ASCII
-                out = _fold_text(joined).split("\n")
+        # Every folded character is outside ASCII; the lines are asked one by one, since
+        # joining a big file to ask once would copy it.
+        if self.fold and out and not all(map(str.isascii, out)):
+            out = _fold_text("\n".join(out)).split("\n")
         if self.rstrip:
             out = list(map(str.rstrip, out))
         if self.dedent:
