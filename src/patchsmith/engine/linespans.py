@@ -67,14 +67,16 @@ class SpanLog:
         span = LineSpan(
             new_start - shift_before, new_stop - shift_after, new_start, new_stop + grown
         )
-        later = [
-            s._replace(new_start=s.new_start + grown, new_stop=s.new_stop + grown)
-            for s in spans[j:]
-        ]
+        later = spans[j:]
+        if grown:
+            later = [LineSpan(a, b, c + grown, d + grown) for a, b, c, d in later]
         spans[i:] = [span, *later]
 
     def then(self, spans: Sequence[LineSpan]) -> None:
         """Compose the spans of one more step (`spans` in current -> next lines)."""
+        if not self._spans:  # the first step: its spans are the log
+            self._spans = list(spans)
+            return
         for span in reversed(spans):  # bottom first: the lines above keep their numbers
             self.edit(span.old_start, span.old_stop, span.new_stop - span.new_start)
 
