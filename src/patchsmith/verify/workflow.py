@@ -73,7 +73,8 @@ def verify(
     UNTRUSTED_REPOSITORY and nothing runs). With `in_copy` (the default) the profiles
     run in a private copy of the tree, so nothing they write (`__pycache__/`, tool
     caches, a file by absolute path without bwrap) lands in the workspace unnoticed;
-    `in_copy=False` runs them in the workspace itself. Never raises for bad input: problems are `VerifyReport.errors`.
+    `in_copy=False` runs them in the workspace itself. Never raises for bad input:
+    problems are `VerifyReport.errors`.
     """
     workspace = Path(root)
     if not workspace.is_dir():
