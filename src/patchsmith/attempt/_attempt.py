@@ -335,7 +335,7 @@ class Attempt:
         report = withhold_forbidden(report, self.forbidden, self.state_root)
         report = replace(
             report,
-            errors=_with_current_hashes(report.errors, self.state_root),
+            errors=_with_current_hashes(report.errors, self.state_root, self.forbidden),
             origin=self.origin,
         )
         report = report.settled()
@@ -347,6 +347,13 @@ class Attempt:
         if report.check and status is not AttemptStatus.REFUSED:
             status = AttemptStatus.CHECKED
         written = status in (AttemptStatus.APPLIED, AttemptStatus.PARTIAL)
+        hidden = _withheld_paths(changes, self.forbidden, self.state_root)
+        if hidden:
+            # A forbidden file is never written; its staged lines and hashes stay out of
+            # the record too (the store is read back by `show`, `log` and the MCP tools).
+            from patchsmith.runtime.gitdiff import render_git_diff
+
+            staged_diff = render_git_diff(c for c in changes if c.path not in hidden)
         kept = _Inputs(self.input_text, staged_diff, self.proposal_json, report.errors)
         if any(f.code is FailureCode.SECRET_ADDED for f in report.errors):
             kept = kept.masked(changes)
@@ -362,7 +369,7 @@ class Attempt:
             input_text=_storable(kept.input_text),
             staged_diff=_storable(kept.staged_diff),
             applied_diff=_storable(report.diff) if written else "",
-            files=tuple(_storable_file(FileRecord.from_change(c)) for c in changes),
+            files=tuple(_file_record(c, hidden) for c in changes),
             failures=tuple(_storable_failure(f) for f in kept.failures),
             decisions=tuple(_stored(d) for d in report.decisions),
             proposal_json=kept.proposal_json,
@@ -434,22 +441,44 @@ _UNSAFE_PATH_CODES = {
 }
 
 
+def _withheld_paths(
+    changes: Sequence[FileChange], forbidden: Sequence[str], root: Path | None
+) -> frozenset[str]:
+    """The changed paths whose content a record must not keep (forbidden files)."""
+    if not forbidden or not changes:
+        return frozenset()
+    from patchsmith.attempt.withheld import is_withheld
+
+    return frozenset(c.path for c in changes if is_withheld(forbidden, c.path, root))
+
+
+def _file_record(change: FileChange, hidden: frozenset[str]) -> FileRecord:
+    record = _storable_file(FileRecord.from_change(change))
+    if change.path in hidden:
+        return replace(record, before_sha256=None, after_sha256=None)
+    return record
+
+
 def _with_current_hashes(
-    failures: Sequence[PatchFailure], root: Path | None
+    failures: Sequence[PatchFailure], root: Path | None, forbidden: Sequence[str] = ()
 ) -> tuple[PatchFailure, ...]:
     """Each failure that names a workspace file, with that file's sha256 as it is now.
 
     A retry made against exactly that version cannot race an edit it did not see. Only
-    regular files inside the root are read; a failure that already carries a hash keeps it.
+    regular files inside the root are read; a failure that already carries a hash keeps it;
+    a forbidden file's hash is never added.
     """
     if root is None:
         return tuple(failures)
+    from patchsmith.attempt.withheld import is_withheld
+
     out = []
     for failure in failures:
         if (
             failure.current_sha256 is None
             and failure.file
             and failure.code not in _UNSAFE_PATH_CODES
+            and not is_withheld(forbidden, failure.file, root)
         ):
             digest = _sha256_inside(root, failure.file)
             if digest is not None:
