@@ -1,0 +1,225 @@
+"""Python's verdict on an edited file from the top-level statements the edit touched.
+
+A module is a sequence of statements. Where one top-level statement has ended and the
+next physical line does not continue it (no backslash), Python's tokenizer starts afresh:
+no bracket or string is open, its indentation stack is back to column 0. Such a row is a
+*cut*. If the old text parsed, and an edit changes only rows between two cuts, the new
+text parses exactly when the rows between those cuts parse on their own, under the few
+conditions `region_outline` checks (docs/decisions/0043 gives the argument and every
+place it falls back to the whole file). A file's cuts are its `Outline`, taken from the
+`ast` of a parse that succeeded and carried from text to text as edits pass the checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from patchsmith.engine.textedits import TextEdit
+
+__all__ = ["Outline", "outline_of", "region_outline"]
+
+_PARSE_FAILED = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+"""What `ast.parse` raises on text it cannot read (NUL bytes, lone surrogates, depth)."""
+
+
+@dataclass(frozen=True)
+class Outline:
+    """Where a text that `ast` parses may be cut between top-level statements."""
+
+    cuts: Sequence[int]
+    """Sorted 0-based rows, each the row after a top-level statement's last line, where
+    no statement continues (a `;` may put the next one on that last line, a backslash may
+    join the next line to it: `region_outline` checks the line before a cut it uses)."""
+
+
+def outline_of(module: ast.Module, text: str) -> Outline | None:
+    """The cuts of `text`, which `ast` read as `module`; `None` for a text the region check
+    must not trust (a lone carriage return counts as a line break for Python but not for
+    the rows here; `barry_as_FLUFL` changes what the parser accepts)."""
+    if _lone_carriage_return(text) or "barry_as_FLUFL" in text:
+        return None
+    body = module.body
+    cuts: list[int] = []
+    for number, statement in enumerate(body):
+        end = statement.end_lineno
+        if end is None:
+            return None
+        if number + 1 < len(body) and body[number + 1].lineno <= end:
+            continue  # the next statement starts on this one's last line (after a `;`)
+        cuts.append(end)  # 1-based last line == the 0-based row after it
+    return Outline(cuts)
+
+
+@dataclass
+class _Region:
+    """Old rows `first` to `stop` (exclusive; `None`: to the end) and where they lie."""
+
+    first: int
+    stop: int | None
+    old_start: int
+    old_end: int
+    shift: int
+    """How much longer the new text is than the old before this region."""
+    row_shift: int
+    """How many more rows the new text has than the old before this region."""
+    grows: int = 0
+    """How much longer the region is in the new text."""
+    grows_rows: int = 0
+
+
+def region_outline(
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+) -> Outline | None:
+    """The new text's outline when it surely parses, judged by re-parsing only the rows
+    around `edits` (from `text_edits(old, new)`); `None` when the region check cannot
+    tell (a region fails, or a condition of the argument does not hold): parse it all.
+
+    `outline` must be the outline of `old`, a text `ast` parsed. Regions longer than
+    `budget` characters in all are not tried.
+    """
+    if not edits:
+        return outline
+    regions = _regions(outline.cuts, old, new, edits)
+    if regions is None:
+        return None
+    pieces: list[str] = []
+    total = 0
+    for region in regions:
+        start = region.old_start + region.shift
+        piece = new[start : region.old_end + region.shift + region.grows]
+        total += len(piece)
+        if total > budget:
+            return None
+        pieces.append(piece)
+    cuts: list[int] = []
+    taken = 0  # the old cuts before this index are placed already
+    row_shift = 0  # rows the new text has more than the old, before the current region
+    for region, piece in zip(regions, pieces, strict=True):
+        inner = _piece_cuts(region, piece, old)
+        if inner is None:
+            return None
+        upto = bisect_right(outline.cuts, region.first)
+        _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:upto]])
+        base = region.first + region.row_shift
+        _extend(cuts, [base + cut for cut in inner])
+        row_shift = region.row_shift + region.grows_rows
+        taken = len(outline.cuts) if region.stop is None else bisect_left(outline.cuts, region.stop)
+    _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:]])
+    return Outline(cuts)
+
+
+def _extend(cuts: list[int], more: list[int]) -> None:
+    """`cuts` followed by those of `more` (increasing) that lie after its last."""
+    skip = 0
+    while cuts and skip < len(more) and more[skip] <= cuts[-1]:
+        skip += 1
+    cuts.extend(more[skip:])
+
+
+def _regions(
+    cuts: Sequence[int], old: str, new: str, edits: Sequence[TextEdit]
+) -> list[_Region] | None:
+    """The rows between cuts that hold the edits, joined where they overlap."""
+    regions: list[_Region] = []
+    row, at = 0, 0  # the row of old position `at`
+    shift = row_shift = 0
+    for edit in edits:
+        row += old.count("\n", at, edit.old_start)
+        at = edit.old_start
+        last = max(edit.old_end - 1, edit.old_start)
+        last_row = row + old.count("\n", edit.old_start, last)
+        below = bisect_right(cuts, row) - 1
+        first = cuts[below] if below >= 0 else 0
+        above = bisect_right(cuts, last_row)
+        stop = cuts[above] if above < len(cuts) else None
+        added_rows = new.count("\n", edit.new_start, edit.new_end) - old.count(
+            "\n", edit.old_start, edit.old_end
+        )
+        added = (edit.new_end - edit.new_start) - (edit.old_end - edit.old_start)
+        if regions and (regions[-1].stop is None or first < regions[-1].stop):
+            region = regions[-1]  # overlaps the region before: one region
+            if region.stop is not None and (stop is None or stop > region.stop):
+                end = _row_start(old, last, last_row, stop)
+                if end is None:
+                    return None
+                region.stop, region.old_end = stop, end
+        else:
+            start = _row_start_back(old, edit.old_start, row, first)
+            end = _row_start(old, last, last_row, stop)
+            if end is None:
+                return None
+            region = _Region(first, stop, start, end, shift, row_shift)
+            regions.append(region)
+        region.grows += added
+        region.grows_rows += added_rows
+        shift += added
+        row_shift += added_rows
+    return regions
+
+
+def _row_start_back(text: str, position: int, row: int, first: int) -> int:
+    """Where row `first` starts, `position` lying in row `row` (`first <= row`)."""
+    start = text.rfind("\n", 0, position) + 1
+    for _ in range(row - first):
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _row_start(text: str, position: int, row: int, stop: int | None) -> int | None:
+    """Where row `stop` starts (`None` for the end of the text), `position` lying in row
+    `row` (`row < stop`); `None` when the text ends before that row."""
+    if stop is None:
+        return len(text)
+    end = position
+    for _ in range(stop - row):
+        found = text.find("\n", end)
+        if found < 0:
+            return len(text) if _is_last(text, end) else None
+        end = found + 1
+    return end
+
+
+def _is_last(text: str, end: int) -> bool:
+    """True when no line break follows `end`: a cut past the text's last line."""
+    return text.find("\n", end) < 0
+
+
+def _piece_cuts(region: _Region, piece: str, old: str) -> list[int] | None:
+    """The cuts of the new rows of `region` (`piece`), when they parse on their own and
+    the argument's conditions hold; else `None`."""
+    if region.first > 0 and _continued(old, region.old_start):
+        return None  # the old line before the region runs on into it
+    if region.stop is not None and region.old_end < len(old):
+        if _continued(old, region.old_end):
+            return None  # the region's old last line ran on into the rows after it
+        if not piece.endswith("\n") or _continued(piece, len(piece)):
+            return None  # the new rows would run on into the rows after them
+    if _lone_carriage_return(piece) or "barry_as_FLUFL" in piece:
+        return None
+    if region.first > 0 and "__future__" in piece:
+        return None  # a future import must open the file: leave it to the whole parse
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            module = ast.parse(piece)
+        except _PARSE_FAILED:
+            return None
+    outline = outline_of(module, piece)
+    return None if outline is None else list(outline.cuts)
+
+
+def _continued(text: str, start: int) -> bool:
+    """True when the line that ends just before `start` (a line's start) ends with a
+    backslash: Python joins the next line to it (or it is a comment: counted all the same)."""
+    line_end = start - 1
+    if line_end > 0 and text[line_end - 1] == "\r":
+        line_end -= 1
+    return line_end > 0 and text[line_end - 1] == "\\"
+
+
+def _lone_carriage_return(text: str) -> bool:
+    return "\r" in text and text.count("\r") != text.count("\r\n")
