@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -122,30 +123,34 @@ _T = TypeVar("_T")
 
 
 class _Kept(Generic[_T]):
-    """The most recently used values, as many as fit `count` and a total `weight`."""
+    """The most recently used values, as many as fit `count` and a total `weight`
+    (safe to share between threads: a server may judge changes concurrently)."""
 
     def __init__(self, count: int, weight: int) -> None:
         self.count, self.weight = count, weight
         self._known: OrderedDict[tuple[str, bytes], tuple[_T, int]] = OrderedDict()
         self._total = 0
+        self._lock = threading.Lock()
 
     def get(self, key: tuple[str, bytes]) -> _T | None:
-        found = self._known.get(key)
-        if found is None:
-            return None
-        self._known.move_to_end(key)
-        return found[0]
+        with self._lock:
+            found = self._known.get(key)
+            if found is None:
+                return None
+            self._known.move_to_end(key)
+            return found[0]
 
     def put(self, key: tuple[str, bytes], value: _T, weight: int) -> None:
         if weight > self.weight:
             return  # never kept: it would push out everything else
-        old = self._known.pop(key, None)
-        if old is not None:
-            self._total -= old[1]
-        self._known[key] = (value, weight)
-        self._total += weight
-        while len(self._known) > self.count or self._total > self.weight:
-            self._total -= self._known.popitem(last=False)[1][1]
+        with self._lock:
+            old = self._known.pop(key, None)
+            if old is not None:
+                self._total -= old[1]
+            self._known[key] = (value, weight)
+            self._total += weight
+            while len(self._known) > self.count or self._total > self.weight:
+                self._total -= self._known.popitem(last=False)[1][1]
 
 
 TREE_BYTES = 4 << 20
