@@ -87,6 +87,12 @@ _SNIPPETS = [
 ]
 
 
+def _tree(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes in the files read
+        return ast.parse(text)
+
+
 def _parses(text: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -119,7 +125,7 @@ def _sources() -> tuple[str, ...]:
 
 @cache
 def _outline(text: str) -> Outline:
-    outline = outline_of(ast.parse(text), text)
+    outline = outline_of(_tree(text), text)
     assert outline is not None
     return outline
 
@@ -160,7 +166,7 @@ def _edited(draw: st.DrawFn) -> tuple[str, str]:
 def _valid_cut(text: str, cut: int) -> bool:
     """True when no top-level statement of `text` spans row `cut` (0-based) with the
     rows before it: every statement ends before the cut or starts at it or after."""
-    for statement in ast.parse(text).body:
+    for statement in _tree(text).body:
         decorators = getattr(statement, "decorator_list", [])
         first = min([statement.lineno] + [d.lineno for d in decorators])
         assert statement.end_lineno is not None
@@ -189,7 +195,7 @@ class TestRegionProperties:
             return
         assert _parses(new)
         assert all(_valid_cut(new, cut) for cut in found.cuts)
-        own = outline_of(ast.parse(new), new)
+        own = outline_of(_tree(new), new)
         if own is not None:
             assert set(own.cuts) <= set(found.cuts)
 
@@ -296,13 +302,13 @@ class TestRegion:
     def test_lone_carriage_return(self) -> None:
         """Python counts a lone CR as a line break; the rows here do not: no outline, and
         an edit that writes one is left to the whole parse."""
-        assert outline_of(ast.parse("x = 1\ry = 2\n"), "x = 1\ry = 2\n") is None
+        assert outline_of(_tree("x = 1\ry = 2\n"), "x = 1\ry = 2\n") is None
         old = _module(3)
         assert _check(old, old.replace("return a + 1\n", "return a + 1\r")) is None
 
     def test_barry_as_flufl(self) -> None:
         text = "from __future__ import barry_as_FLUFL\nx = 1\n"
-        assert outline_of(ast.parse(text), text) is None
+        assert outline_of(_tree(text), text) is None
         old = _module(3)
         new = old.replace("return a + 1\n", "return barry_as_FLUFL\n")
         assert _check(old, new) is None
