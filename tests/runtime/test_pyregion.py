@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from tests.shared_data import corpus_cases
 
 from patchsmith.engine.textedits import text_edits
-from patchsmith.runtime import syntax
+from patchsmith.runtime import pyregion, syntax
 from patchsmith.runtime.pyregion import Outline, outline_of, region_outline
 from patchsmith.runtime.syntax import changed_python_error, python_error
 
@@ -84,6 +85,10 @@ _SNIPPETS = [
     "\f",
     "\x00",
     "match x:\n    case 1:\n        pass\n",
+    "    def method(self):\n        pass\n",
+    "        return 1\n",
+    "    x = 1\n",
+    "  x = 1\n",
 ]
 
 
@@ -175,6 +180,24 @@ def _valid_cut(text: str, cut: int) -> bool:
     return True
 
 
+def _valid_blocks(text: str, outline: Outline) -> None:
+    """Each block is the body of a top-level class of `text`, at its column, and no
+    statement of that body spans one of the block's cuts."""
+    classes = [s for s in _tree(text).body if isinstance(s, ast.ClassDef) and len(s.body) > 1]
+    assert not outline.blocks or outline.plain
+    for block in outline.blocks:
+        start = block.cuts[0]
+        holding = [c for c in classes if c.body[0].lineno - 1 < start <= (c.end_lineno or 0)]
+        assert len(holding) == 1
+        body = holding[0].body
+        assert body[0].col_offset == block.indent
+        for cut in block.cuts:
+            for statement in body:
+                decorators = getattr(statement, "decorator_list", [])
+                first = min([statement.lineno] + [d.lineno for d in decorators])
+                assert not first - 1 < cut <= (statement.end_lineno or 0) - 1
+
+
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Iterator[None]:
     syntax.forget_verdicts()
@@ -198,6 +221,11 @@ class TestRegionProperties:
         own = outline_of(_tree(new), new)
         if own is not None:
             assert set(own.cuts) <= set(found.cuts)
+        _valid_blocks(new, found)
+        if own is not None and own.plain and found.plain:
+            assert len(own.blocks) == len(found.blocks)
+            for mine, theirs in zip(own.blocks, found.blocks, strict=True):
+                assert set(mine.cuts) <= set(theirs.cuts)
 
     @settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
     @given(_edited(), st.booleans())
@@ -349,6 +377,97 @@ class TestRegion:
         assert _check(old, new) is not None
         broken = new.replace("return a + 377\n", "return a + \n")
         assert _check(old, broken) is None
+
+
+def _class(methods: int) -> str:
+    body = "".join(
+        f"    def m{n}(self, a):\n        if a:\n            return a + {n}\n        return {n}\n\n"
+        for n in range(methods)
+    )
+    return f'import os\n\n\nclass Big:\n    """A big class."""\n\n{body}\nx = Big()\n'
+
+
+class TestClassBody:
+    """Inside a top-level class, the region is the body statements around the edit."""
+
+    def _parsed_lengths(self, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+        lengths: list[int] = []
+        parse = ast.parse
+
+        def counting(text: str, *args: Any, **kwargs: Any) -> ast.Module:
+            lengths.append(len(text))
+            return parse(text, *args, **kwargs)
+
+        monkeypatch.setattr(pyregion.ast, "parse", counting)
+        return lengths
+
+    def test_edit_in_a_method_parses_that_method(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        old = _class(100)
+        new = old.replace("return a + 50\n", "return [a, 50]\n")
+        _outline(old)
+        lengths = self._parsed_lengths(monkeypatch)
+
+        found = _check(old, new)
+
+        assert found is not None and 1 == len(lengths) and lengths[0] < 200
+        monkeypatch.undo()
+        own = outline_of(_tree(new), new)
+        assert own is not None and own.blocks == found.blocks and own.cuts == found.cuts
+
+    def test_new_method_between_two(self) -> None:
+        old = _class(20)
+        new = old.replace("    def m7(", "    def extra(self):\n        pass\n\n    def m7(")
+
+        found = _check(old, new)
+
+        assert found is not None
+        assert found == outline_of(_tree(new), new)
+
+    @pytest.mark.parametrize(
+        "written",
+        [
+            "def m9(self, a):\n",  # dedented to column 0: the class would end here
+            "      def m9(self, a):\n",  # a column the class body does not use
+            "    def m9(self, a:\n",  # unclosed
+            "    else:\n        pass\n    def m9(self, a):\n",  # continues nothing
+        ],
+    )
+    def test_what_leaves_the_body_is_the_whole_parse(self, written: str) -> None:
+        """Rows that would not be the same class's body are not judged as one."""
+        old = _class(20)
+        new = old.replace("    def m9(self, a):\n", written)
+
+        assert python_error(new) is not None
+        assert _check(old, new) is None
+        assert changed_python_error(None, old) is None
+        assert python_error(new) == changed_python_error(old, new)
+
+    def test_tabs_keep_no_blocks(self) -> None:
+        """A tab anywhere (here in a string) and class bodies are not cut."""
+        text = _class(3) + "y = '\t'\n"
+
+        outline = outline_of(_tree(text), text)
+
+        assert outline is not None and () == outline.blocks and not outline.plain
+        new = text.replace("return a + 1\n", "return a + 11\n")
+        found = _check(text, new)
+        assert found is not None and () == found.blocks
+
+    def test_tab_written_into_a_method_drops_the_blocks(self) -> None:
+        old = _class(10)
+        new = old.replace("return a + 5\n", "return a + 5  # \t\n")
+
+        found = _check(old, new)
+
+        assert found is not None and () == found.blocks and not found.plain
+
+    def test_edit_of_the_first_body_statement_is_a_top_level_region(self) -> None:
+        old = _class(10)
+        new = old.replace('"""A big class."""', '"""A bigger class."""')
+
+        found = _check(old, new)
+
+        assert found is not None and found == outline_of(_tree(new), new)
 
 
 class TestChangedPythonError:

@@ -27,6 +27,16 @@ _PARSE_FAILED = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowE
 
 
 @dataclass(frozen=True)
+class Block:
+    """The body of a top-level class: where it may be cut between its statements."""
+
+    indent: int
+    """The column of the body's statements."""
+    cuts: tuple[int, ...]
+    """As `Outline.cuts`, for the body's statements; the last is the class's end."""
+
+
+@dataclass(frozen=True)
 class Outline:
     """Where a text that `ast` parses may be cut between top-level statements."""
 
@@ -34,6 +44,11 @@ class Outline:
     """Sorted 0-based rows, each the row after a top-level statement's last line, where
     no statement continues (a `;` may put the next one on that last line, a backslash may
     join the next line to it: `region_outline` checks the line before a cut it uses)."""
+    blocks: tuple[Block, ...] = ()
+    """The bodies of top-level classes with two statements or more, in order; none for a
+    text with a tab or a form feed (indentation is then not just a count of spaces)."""
+    plain: bool = False
+    """True when the text has no tab and no form feed."""
 
 
 def outline_of(module: ast.Module, text: str) -> Outline | None:
@@ -42,7 +57,22 @@ def outline_of(module: ast.Module, text: str) -> Outline | None:
     the rows here; `barry_as_FLUFL` changes what the parser accepts)."""
     if _lone_carriage_return(text) or "barry_as_FLUFL" in text:
         return None
-    body = module.body
+    cuts = _cuts(module.body)
+    if cuts is None:
+        return None
+    blocks: list[Block] = []
+    plain = "\t" not in text and "\f" not in text
+    if plain:
+        for statement in module.body:
+            if isinstance(statement, ast.ClassDef) and len(statement.body) > 1:
+                inner = _cuts(statement.body)
+                if inner is None:
+                    return None
+                blocks.append(Block(statement.body[0].col_offset, tuple(inner)))
+    return Outline(cuts, tuple(blocks), plain)
+
+
+def _cuts(body: Sequence[ast.stmt]) -> list[int] | None:
     cuts: list[int] = []
     for number, statement in enumerate(body):
         end = statement.end_lineno
@@ -51,7 +81,7 @@ def outline_of(module: ast.Module, text: str) -> Outline | None:
         if number + 1 < len(body) and body[number + 1].lineno <= end:
             continue  # the next statement starts on this one's last line (after a `;`)
         cuts.append(end)  # 1-based last line == the 0-based row after it
-    return Outline(cuts)
+    return cuts
 
 
 @dataclass
@@ -66,6 +96,12 @@ class _Region:
     """How much longer the new text is than the old before this region."""
     row_shift: int
     """How many more rows the new text has than the old before this region."""
+    edit_row: int
+    """The row of the first edit's start, `edit_start`."""
+    edit_start: int
+    last_row: int = 0
+    """The row of the last edit's last character, `last`."""
+    last: int = 0
     grows: int = 0
     """How much longer the region is in the new text."""
     grows_rows: int = 0
@@ -86,6 +122,10 @@ def region_outline(
     regions = _regions(outline.cuts, old, new, edits)
     if regions is None:
         return None
+    if len(regions) == 1 and outline.blocks:
+        nested = _nested(outline, old, new, regions[0])
+        if nested is not None:
+            return nested
     pieces: list[str] = []
     total = 0
     for region in regions:
@@ -96,20 +136,94 @@ def region_outline(
             return None
         pieces.append(piece)
     cuts: list[int] = []
+    blocks: list[Block] = []
+    plain = outline.plain
     taken = 0  # the old cuts before this index are placed already
+    taken_blocks = 0
     row_shift = 0  # rows the new text has more than the old, before the current region
     for region, piece in zip(regions, pieces, strict=True):
-        inner = _piece_cuts(region, piece, old)
+        module = _piece_module(region, piece, old)
+        inner = None if module is None else outline_of(module, piece)
         if inner is None:
             return None
+        plain = plain and inner.plain
         upto = bisect_right(outline.cuts, region.first)
         _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:upto]])
+        before = _blocks_before(outline.blocks, region.first)
+        blocks.extend(_shifted(block, row_shift) for block in outline.blocks[taken_blocks:before])
         base = region.first + region.row_shift
-        _extend(cuts, [base + cut for cut in inner])
+        _extend(cuts, [base + cut for cut in inner.cuts])
+        blocks.extend(_shifted(block, base) for block in inner.blocks)
         row_shift = region.row_shift + region.grows_rows
-        taken = len(outline.cuts) if region.stop is None else bisect_left(outline.cuts, region.stop)
+        if region.stop is None:
+            taken, taken_blocks = len(outline.cuts), len(outline.blocks)
+        else:
+            taken = bisect_left(outline.cuts, region.stop)
+            taken_blocks = _blocks_before(outline.blocks, region.stop)
     _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:]])
-    return Outline(cuts)
+    blocks.extend(_shifted(block, row_shift) for block in outline.blocks[taken_blocks:])
+    return Outline(cuts, tuple(blocks) if plain else (), plain)
+
+
+def _blocks_before(blocks: Sequence[Block], row: int) -> int:
+    """How many of `blocks` start before `row` (a top-level cut: no block spans it)."""
+    return bisect_left([block.cuts[0] for block in blocks], row) if blocks else 0
+
+
+def _shifted(block: Block, rows: int) -> Block:
+    return Block(block.indent, tuple(cut + rows for cut in block.cuts)) if rows else block
+
+
+def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | None:
+    """The new outline when every edit lies between two cuts of one class's body and
+    those rows parse as that body's statements; `None` when that cannot be told (the
+    caller goes on with the top-level region).
+
+    The rows are parsed under a `class _:` line of their own: they must be the one
+    class's body (no statement left at column 0), at the class body's column.
+    """
+    starts = [block.cuts[0] for block in outline.blocks]
+    at = bisect_right(starts, region.edit_row) - 1
+    if at < 0:
+        return None
+    block = outline.blocks[at]
+    if not region.last_row < block.cuts[-1]:
+        return None
+    first = block.cuts[bisect_right(block.cuts, region.edit_row) - 1]
+    stop = block.cuts[bisect_right(block.cuts, region.last_row)]
+    start = _row_start_back(old, region.edit_start, region.edit_row, first)
+    end = _row_start(old, region.last, region.last_row, stop)
+    if end is None:
+        return None
+    piece = new[start + region.shift : end + region.shift + region.grows]
+    module = _piece_module(
+        _Region(first, stop, start, end, region.shift, region.row_shift, first, start),
+        piece,
+        old,
+        wrapper="class _:\n",
+    )
+    if module is None or "\t" in piece or "\f" in piece:
+        return None
+    # the rows must all be the wrapper class's body, at the real body's column
+    wrapped = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(wrapped, ast.ClassDef) or wrapped.body[0].col_offset != block.indent:
+        return None
+    inner = _cuts(wrapped.body)
+    if inner is None:
+        return None
+    rows = region.grows_rows
+    base = first + region.row_shift - 1  # the wrapper's line 1 is the `class _:` line
+    body = list(block.cuts[: bisect_right(block.cuts, first)])
+    _extend(body, [base + cut for cut in inner])
+    _extend(body, [cut + rows for cut in block.cuts[bisect_left(block.cuts, stop) :]])
+    above = bisect_right(outline.cuts, first)
+    cuts = [*outline.cuts[:above], *(cut + rows for cut in outline.cuts[above:])]
+    blocks = [
+        *outline.blocks[:at],
+        Block(block.indent, tuple(body)),
+        *(_shifted(later, rows) for later in outline.blocks[at + 1 :]),
+    ]
+    return Outline(cuts, tuple(blocks), plain=True)
 
 
 def _extend(cuts: list[int], more: list[int]) -> None:
@@ -152,8 +266,9 @@ def _regions(
             end = _row_start(old, last, last_row, stop)
             if end is None:
                 return None
-            region = _Region(first, stop, start, end, shift, row_shift)
+            region = _Region(first, stop, start, end, shift, row_shift, row, edit.old_start)
             regions.append(region)
+        region.last_row, region.last = last_row, last
         region.grows += added
         region.grows_rows += added_rows
         shift += added
@@ -188,9 +303,9 @@ def _is_last(text: str, end: int) -> bool:
     return text.find("\n", end) < 0
 
 
-def _piece_cuts(region: _Region, piece: str, old: str) -> list[int] | None:
-    """The cuts of the new rows of `region` (`piece`), when they parse on their own and
-    the argument's conditions hold; else `None`."""
+def _piece_module(region: _Region, piece: str, old: str, wrapper: str = "") -> ast.Module | None:
+    """The module of the new rows of `region` (`piece`, parsed after `wrapper`), when
+    they parse and the argument's conditions hold; else `None`."""
     if region.first > 0 and _continued(old, region.old_start):
         return None  # the old line before the region runs on into it
     if region.stop is not None and region.old_end < len(old):
@@ -202,14 +317,13 @@ def _piece_cuts(region: _Region, piece: str, old: str) -> list[int] | None:
         return None
     if region.first > 0 and "__future__" in piece:
         return None  # a future import must open the file: leave it to the whole parse
+    text = wrapper + piece
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            module = ast.parse(piece)
+            return ast.parse(text)
         except _PARSE_FAILED:
             return None
-    outline = outline_of(module, piece)
-    return None if outline is None else list(outline.cuts)
 
 
 def _continued(text: str, start: int) -> bool:
