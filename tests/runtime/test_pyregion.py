@@ -511,3 +511,9 @@ class TestChangedPythonError:
         big = _module(10)
         changed_python_error(None, big)
         assert 2 == len(kept._known)  # ten cuts: more than the whole budget, not kept
+
+    def test_class_bodies_count_in_the_size(self) -> None:
+        text = _class(3)
+        outline = outline_of(_tree(text), text)
+
+        assert outline is not None and 3 + 4 == outline.size  # 3 top-level, 4 body cuts

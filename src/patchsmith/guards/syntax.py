@@ -42,7 +42,8 @@ class SyntaxGuard(Guard):
     or elsewhere outside the old problems (carried to where the change moved them);
     see `_blamed_lines`. Other languages, deletions and binary content pass.
     A text this process parsed before is not parsed whole again when it changes:
-    Python re-parses the top-level statements around the edits, tree-sitter parses
+    Python re-parses the statements around the edits (top-level ones, or a top-level
+    class's body statements), tree-sitter parses
     incrementally from the kept tree (docs/decisions/0043); any doubt, and every
     refusal, is decided by a whole parse.
     Why: a hunk applied in the wrong place, or a truncated whole-file edit,

@@ -1,4 +1,4 @@
-"""Python's verdict on an edited file from the top-level statements the edit touched.
+"""Python's verdict on an edited file from the statements the edit touched.
 
 A module is a sequence of statements. Where one top-level statement has ended and the
 next physical line does not continue it (no backslash), Python's tokenizer starts afresh:
@@ -8,6 +8,8 @@ text parses exactly when the rows between those cuts parse on their own, under t
 conditions `region_outline` checks (docs/decisions/0043 gives the argument and every
 place it falls back to the whole file). A file's cuts are its `Outline`, taken from the
 `ast` of a parse that succeeded and carried from text to text as edits pass the checks.
+The bodies of top-level classes are cut the same way one level down (`Block`): rows
+between two of a body's cuts are parsed under a `class _:` line of their own.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ class Outline:
     text with a tab or a form feed (indentation is then not just a count of spaces)."""
     plain: bool = False
     """True when the text has no tab and no form feed."""
+
+    @property
+    def size(self) -> int:
+        """How many cuts it holds, the class bodies' included."""
+        return len(self.cuts) + sum(len(block.cuts) for block in self.blocks)
 
 
 def outline_of(module: ast.Module, text: str) -> Outline | None:

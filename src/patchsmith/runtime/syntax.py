@@ -157,7 +157,8 @@ TREE_BYTES = 4 << 20
 """Source bytes whose tree-sitter trees are kept for incremental parsing (a tree takes
 about 16 bytes of memory per byte of source: 4 MiB of source, some 64 MiB)."""
 OUTLINE_CUTS = 1 << 21
-"""Cuts of Python outlines kept (`runtime.pyregion`): about 10 lines of source each."""
+"""Cuts of Python outlines kept (`runtime.pyregion`, class bodies' included): a few
+lines of source each."""
 
 _TREES: _Kept[Tree] = _Kept(16, TREE_BYTES)
 _OUTLINES: _Kept[Outline] = _Kept(64, OUTLINE_CUTS)
@@ -293,10 +294,11 @@ def changed_python_error(old: str | None, new: str) -> str | None:
     """`python_error(new)`, re-parsing only the statements the change touched when it can.
 
     When this process parsed `old` and it was valid Python, its outline (where its
-    top-level statements end) is kept: the new text is valid when the rows between the
-    cuts around each edit parse on their own (`runtime.pyregion`; docs/decisions/0043).
-    Anything else, a failing region included, is decided by parsing all of `new`, so an
-    error's message is always the whole file's.
+    top-level statements, and those of its top-level classes' bodies, end) is kept: the
+    new text is valid when the rows between the cuts around each edit parse on their own
+    (`runtime.pyregion`; docs/decisions/0043). Anything else, a failing region
+    included, is decided by parsing all of `new`, so an error's message is always the
+    whole file's.
     """
     data = new.encode("utf-8", "surrogatepass")
     key = ("python", _digest(data))
@@ -310,7 +312,7 @@ def changed_python_error(old: str | None, new: str) -> str | None:
             found = region_outline(outline, old, new, edits, len(new) // REGION_SHARE)
             if found is not None:
                 _VERDICTS.put(key, None)
-                _OUTLINES.put(key, found, len(found.cuts))
+                _OUTLINES.put(key, found, found.size)
                 return None
     parsed = _ast_module(new)
     if isinstance(parsed, str):
@@ -319,7 +321,7 @@ def changed_python_error(old: str | None, new: str) -> str | None:
     _VERDICTS.put(key, None)
     outline = outline_of(parsed, new)
     if outline is not None:
-        _OUTLINES.put(key, outline, len(outline.cuts))
+        _OUTLINES.put(key, outline, outline.size)
     return None
 
 
