@@ -127,8 +127,6 @@ def region_outline(
     if not edits:
         return outline
     regions = _regions(outline.cuts, old, new, edits)
-    if regions is None:
-        return None
     if len(regions) == 1 and outline.blocks:
         nested = _nested(outline, old, new, regions[0])
         if nested is not None:
@@ -200,8 +198,6 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
     stop = block.cuts[bisect_right(block.cuts, region.last_row)]
     start = _row_start_back(old, region.edit_start, region.edit_row, first)
     end = _row_start(old, region.last, region.last_row, stop)
-    if end is None:
-        return None
     piece = new[start + region.shift : end + region.shift + region.grows]
     module = _piece_module(
         _Region(first, stop, start, end, region.shift, region.row_shift, first, start),
@@ -241,9 +237,7 @@ def _extend(cuts: list[int], more: list[int]) -> None:
     cuts.extend(more[skip:])
 
 
-def _regions(
-    cuts: Sequence[int], old: str, new: str, edits: Sequence[TextEdit]
-) -> list[_Region] | None:
+def _regions(cuts: Sequence[int], old: str, new: str, edits: Sequence[TextEdit]) -> list[_Region]:
     """The rows between cuts that hold the edits, joined where they overlap."""
     regions: list[_Region] = []
     row, at = 0, 0  # the row of old position `at`
@@ -264,15 +258,10 @@ def _regions(
         if regions and (regions[-1].stop is None or first < regions[-1].stop):
             region = regions[-1]  # overlaps the region before: one region
             if region.stop is not None and (stop is None or stop > region.stop):
-                end = _row_start(old, last, last_row, stop)
-                if end is None:
-                    return None
-                region.stop, region.old_end = stop, end
+                region.stop, region.old_end = stop, _row_start(old, last, last_row, stop)
         else:
             start = _row_start_back(old, edit.old_start, row, first)
             end = _row_start(old, last, last_row, stop)
-            if end is None:
-                return None
             region = _Region(first, stop, start, end, shift, row_shift, row, edit.old_start)
             regions.append(region)
         region.last_row, region.last = last_row, last
@@ -291,23 +280,18 @@ def _row_start_back(text: str, position: int, row: int, first: int) -> int:
     return start
 
 
-def _row_start(text: str, position: int, row: int, stop: int | None) -> int | None:
-    """Where row `stop` starts (`None` for the end of the text), `position` lying in row
-    `row` (`row < stop`); `None` when the text ends before that row."""
+def _row_start(text: str, position: int, row: int, stop: int | None) -> int:
+    """Where row `stop` starts, `position` lying in row `row` (`row < stop`); the end of
+    the text for `None`, or for a row past the text's last line break."""
     if stop is None:
         return len(text)
     end = position
     for _ in range(stop - row):
         found = text.find("\n", end)
         if found < 0:
-            return len(text) if _is_last(text, end) else None
+            return len(text)
         end = found + 1
     return end
-
-
-def _is_last(text: str, end: int) -> bool:
-    """True when no line break follows `end`: a cut past the text's last line."""
-    return text.find("\n", end) < 0
 
 
 def _piece_module(region: _Region, piece: str, old: str, wrapper: str = "") -> ast.Module | None:
