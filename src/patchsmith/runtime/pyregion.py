@@ -35,7 +35,22 @@ class Block:
     indent: int
     """The column of the body's statements."""
     cuts: tuple[int, ...]
-    """As `Outline.cuts`, for the body's statements; the last is the class's end."""
+    """As `Outline.cuts`, for the body's statements (less `shift`); the last is the
+    class's end."""
+    shift: int = 0
+    """Rows to add to each of `cuts`: a block after an edit moves without being copied."""
+
+    @property
+    def first(self) -> int:
+        return self.cuts[0] + self.shift
+
+    @property
+    def last(self) -> int:
+        return self.cuts[-1] + self.shift
+
+    def rows(self) -> tuple[int, ...]:
+        """The cuts, moved by `shift`."""
+        return tuple(cut + self.shift for cut in self.cuts) if self.shift else self.cuts
 
 
 @dataclass(frozen=True)
@@ -172,11 +187,11 @@ def region_outline(
 
 def _blocks_before(blocks: Sequence[Block], row: int) -> int:
     """How many of `blocks` start before `row` (a top-level cut: no block spans it)."""
-    return bisect_left([block.cuts[0] for block in blocks], row) if blocks else 0
+    return bisect_left([block.first for block in blocks], row) if blocks else 0
 
 
 def _shifted(block: Block, rows: int) -> Block:
-    return Block(block.indent, tuple(cut + rows for cut in block.cuts)) if rows else block
+    return Block(block.indent, block.cuts, block.shift + rows) if rows else block
 
 
 def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | None:
@@ -187,15 +202,16 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
     The rows are parsed under a `class _:` line of their own: they must be the one
     class's body (no statement left at column 0), at the class body's column.
     """
-    starts = [block.cuts[0] for block in outline.blocks]
+    starts = [block.first for block in outline.blocks]
     at = bisect_right(starts, region.edit_row) - 1
     if at < 0:
         return None
     block = outline.blocks[at]
-    if not region.last_row < block.cuts[-1]:
+    if not region.last_row < block.last:
         return None
-    first = block.cuts[bisect_right(block.cuts, region.edit_row) - 1]
-    stop = block.cuts[bisect_right(block.cuts, region.last_row)]
+    own = block.rows()
+    first = own[bisect_right(own, region.edit_row) - 1]
+    stop = own[bisect_right(own, region.last_row)]
     start = _row_start_back(old, region.edit_start, region.edit_row, first)
     end = _row_start(old, region.last, region.last_row, stop)
     piece = new[start + region.shift : end + region.shift + region.grows]
@@ -216,9 +232,9 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
         return None
     rows = region.grows_rows
     base = first + region.row_shift - 1  # the wrapper's line 1 is the `class _:` line
-    body = list(block.cuts[: bisect_right(block.cuts, first)])
+    body = list(own[: bisect_right(own, first)])
     _extend(body, [base + cut for cut in inner])
-    _extend(body, [cut + rows for cut in block.cuts[bisect_left(block.cuts, stop) :]])
+    _extend(body, [cut + rows for cut in own[bisect_left(own, stop) :]])
     above = bisect_right(outline.cuts, first)
     cuts = [*outline.cuts[:above], *(cut + rows for cut in outline.cuts[above:])]
     blocks = [
