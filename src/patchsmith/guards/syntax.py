@@ -43,9 +43,8 @@ class SyntaxGuard(Guard):
     see `_blamed_lines`. Other languages, deletions and binary content pass.
     A text this process parsed before is not parsed whole again when it changes:
     Python re-parses the statements around the edits (top-level ones, or a top-level
-    class's body statements), tree-sitter parses
-    incrementally from the kept tree (docs/decisions/0043); any doubt, and every
-    refusal, is decided by a whole parse.
+    class's body statements), tree-sitter parses incrementally from the kept tree
+    (docs/decisions/0043); any doubt, and every refusal, is decided by a whole parse.
     Why: a hunk applied in the wrong place, or a truncated whole-file edit,
     usually leaves unbalanced brackets: caught here, before anything is written.
     A count of problems would refuse the right edit to a file that was already
