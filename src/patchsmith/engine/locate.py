@@ -148,8 +148,7 @@ _DEDENT = methodcaller("lstrip", " \t")
 EXACT = Normalisation()
 
 
-@dataclass(frozen=True)
-class _Level:
+class _Level(NamedTuple):
     strategy: Strategy
     key: Normalisation
     indent: IndentMode | None = None
@@ -708,8 +707,7 @@ def _stale_similarity(a: str, b: str, shortest: int = 4) -> float:
     return bigram_similarity(ka, kb)
 
 
-@dataclass(frozen=True)
-class _StaleFit:
+class _StaleFit(NamedTuple):
     start: int
     score: float
     """Mean likeness of the non-blank context lines to the file lines in their places."""
@@ -1084,8 +1082,7 @@ def _place_contiguous(
 # -- partial context ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Fit:
+class _Fit(NamedTuple):
     pairs: tuple[tuple[int, int], ...]
     score: int
 

@@ -84,7 +84,7 @@ class StagePlan:
     warnings: tuple[ApplyWarning, ...] = ()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class _File:
     """One path's evolving state while the script is applied in memory."""
 
@@ -103,7 +103,7 @@ class _File:
     placements: list[HunkPlacement] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class _Run:
     workspace: Workspace
     options: EngineOptions

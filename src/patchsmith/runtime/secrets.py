@@ -13,9 +13,8 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.diffstat import diff_stat
@@ -91,8 +90,7 @@ _IS_INVALID_FILE = "detect_secrets.filters.common.is_invalid_file"
 _VERIFY = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
 
 
-@dataclass(frozen=True)
-class SecretFinding:
+class SecretFinding(NamedTuple):
     """A credential-shaped string in an added line (the value itself is never kept)."""
 
     file: str
@@ -295,7 +293,7 @@ def _required(sequence: Any, ops: Any) -> frozenset[str] | None:
         if candidate and (best is None or _selectivity(candidate) > _selectivity(best)):
             best = candidate
 
-    for op, value in list(sequence) + [(None, None)]:
+    for op, value in [*sequence, (None, None)]:
         if op is ops.LITERAL and value < 128:
             run.append(chr(value).lower())
             continue
