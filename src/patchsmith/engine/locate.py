@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from operator import methodcaller
@@ -97,8 +96,7 @@ def _fold_text(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """Where the block goes: file lines [start, end), and which old line is which file line."""
 
     start: int
@@ -111,8 +109,7 @@ class Placement:
     """Non-blank old lines that are not the file's own (partial and stale context)."""
 
 
-@dataclass(frozen=True)
-class NotPlaced:
+class NotPlaced(NamedTuple):
     reason: SkipReason
     detail: str
     candidates: tuple[int, ...] = ()
