@@ -72,8 +72,7 @@ PostCheck = Callable[[Sequence[FileChange]], Sequence["ConditionResult"]]
 """Checks a proposal's postconditions on the staged changes."""
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What verifying the staged changes found (run only when every guard passed).
 
     `postconditions` replace the `not_checked` COMPILES / TESTS_PASS results;
