@@ -65,23 +65,29 @@ the rest made on the public corpus' added lines were such), and IPPublicDetector
 since an address is not a credential. See bench/secrets_false_positives.py.
 """
 
-_OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Private Key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("AWS Access Key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    (
-        "GitHub Token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
-    ),
-    ("Slack Token", re.compile(r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}")),
-    ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+_OWN_SOURCES: tuple[tuple[str, str], ...] = (
+    ("Private Key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("AWS Access Key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("GitHub Token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ("Slack Token", r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}"),
+    ("Google API Key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
 )
 
-_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OWN_PATTERNS))
+# every added line is searched with this one; the patterns one by one only on a hit
+_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p})" for _, p in _OWN_SOURCES))
+
+
+@cache
+def _own_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((kind, re.compile(pattern)) for kind, pattern in _OWN_SOURCES)
+
+
 _ALLOWLIST_MARK = re.compile(r"pragma:\s*allowlist[ -]secret", re.IGNORECASE)
-_URL_CREDENTIALS = re.compile(r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)")
-_RESERVED_HOSTS = re.compile(
-    r"^(?:127\.0\.0\.1|localhost|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$",
-    re.IGNORECASE,
+# Patterns needed only for a flagged line are left to `re`'s cache: compiled on first use.
+_URL_CREDENTIALS = r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)"
+_RESERVED_HOSTS = (
+    r"(?i)^(?:127\.0\.0\.1|localhost"
+    r"|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$"
 )
 # characters str.splitlines() breaks on (unidiff splits the diff with it); "\n" is already gone
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
@@ -116,7 +122,7 @@ def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFindi
     for number, text in lines:
         if not _ANY_OWN_PATTERN.search(text) or _ALLOWLIST_MARK.search(text):
             continue
-        for kind, pattern in _OWN_PATTERNS:
+        for kind, pattern in _own_patterns():
             if pattern.search(text):
                 findings.add(SecretFinding(path, number, kind))
     return sorted(findings, key=lambda f: (f.line, f.kind))
@@ -124,7 +130,7 @@ def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFindi
 
 # A value worth hiding on a flagged line: a quoted string, a URL's user:password, or a
 # long run of token characters.
-_VALUE = re.compile(r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}")
+_VALUE = r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}"
 
 
 def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, str]:
@@ -138,8 +144,8 @@ def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, 
     masked: dict[int, str] = {}
     for finding in _findings(path, tuple(lines)):
         text = masked.get(finding.line, dict(lines)[finding.line])
-        hidden = _VALUE.sub(MASK, text)
-        for _, pattern in _OWN_PATTERNS:
+        hidden = re.sub(_VALUE, MASK, text)
+        for _, pattern in _own_patterns():
             hidden = pattern.sub(MASK, hidden)
         masked[finding.line] = hidden if hidden != text else MASK
     return masked
@@ -162,23 +168,25 @@ def secret_values(changes: Sequence[FileChange]) -> set[str]:
         for number, text in diff_stat(change).added:
             if in_key:
                 values.add(text.strip())
-                in_key = not _KEY_END.search(text)
+                in_key = not _key_end().search(text)
             if number not in flagged:
                 continue
-            values.update(m.group(0).strip("'\"@") for m in _VALUE.finditer(text))
-            for _, pattern in _OWN_PATTERNS:
+            values.update(m.group(0).strip("'\"@") for m in re.finditer(_VALUE, text))
+            for _, pattern in _own_patterns():
                 values.update(m.group(0) for m in pattern.finditer(text))
-            in_key = bool(_OWN_PATTERNS[0][1].search(text)) and not _KEY_END.search(text)
+            in_key = bool(_own_patterns()[0][1].search(text)) and not _key_end().search(text)
     return {value for value in values if len(value) >= 8}
 
 
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+@cache
+def _key_end() -> re.Pattern[str]:
+    return re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
 def _only_reserved_hosts(text: str) -> bool:
     # user:password@example.org in a test or a doc is an illustration, not a credential
-    hosts = _URL_CREDENTIALS.findall(text)
-    return bool(hosts) and all(_RESERVED_HOSTS.match(host) for host in hosts)
+    hosts = re.findall(_URL_CREDENTIALS, text)
+    return bool(hosts) and all(re.match(_RESERVED_HOSTS, host) for host in hosts)
 
 
 def _scan_with_detect_secrets(
