@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,7 @@ def test_a_non_ascii_line_is_tested_against_every_pattern() -> None:
 
 class TestNeedleCache:
     @pytest.fixture(autouse=True)
-    def _cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def _cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.setenv(usercache.CACHE_ENV, str(tmp_path / "cache"))
         secrets._prefilter.cache_clear()
         secrets._denylist_pattern.cache_clear()
