@@ -72,8 +72,7 @@ PostCheck = Callable[[Sequence[FileChange]], Sequence["ConditionResult"]]
 """Checks a proposal's postconditions on the staged changes."""
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What verifying the staged changes found (run only when every guard passed).
 
     `postconditions` replace the `not_checked` COMPILES / TESTS_PASS results;
@@ -305,7 +304,7 @@ def _ask_git(root: Path) -> str | None:
     return head if done.returncode == 0 and head else None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class Attempt:
     """Who attempts what, and whether to keep a record of it; `finish` writes the record."""
 
@@ -394,8 +393,7 @@ class Attempt:
         return replace(report, attempt_id=attempt_id)
 
 
-@dataclass(frozen=True)
-class _Inputs:
+class _Inputs(NamedTuple):
     """What a record keeps of the attempt's inputs: the reply, staged diff, proposal, failures."""
 
     input_text: str

@@ -22,9 +22,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "TEMP_PREFIX",
@@ -56,8 +56,7 @@ SYNCFS_MIN_PATHS = 16
 """From this many paths on, `sync_paths` flushes their filesystem once instead of each path."""
 
 
-@dataclass(frozen=True)
-class FileMeta:
+class FileMeta(NamedTuple):
     """What to carry from the file being replaced: owner, group and extended attributes."""
 
     uid: int

@@ -16,11 +16,11 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
@@ -102,8 +102,7 @@ def _no_step(_name: str) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class _Current:
+class _Current(NamedTuple):
     """A source file's bytes, mode and text (`None` when binary), read while staging."""
 
     raw: bytes

@@ -16,9 +16,8 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.runtime.atomic import read_regular
@@ -43,8 +42,7 @@ __all__ = ["RawFile", "Workspace", "os_failure"]
 _MAX_SUGGESTIONS = 3
 
 
-@dataclass(frozen=True)
-class RawFile:
+class RawFile(NamedTuple):
     """A regular file's bytes and permission bits, read through the workspace."""
 
     path: str
