@@ -75,6 +75,8 @@ PENDING_SUFFIX = ".pending"
 _FORMAT_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
 _ID = re.compile(r"[0-9a-f]{16}")
+_LEFT_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[0-9a-f]{16}-0\.tmp")
+"""A temp file a single-file commit made in the journal root (`journal_temp_name(id, 0)`)."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _MAX_MODE = 0o7777
@@ -487,9 +489,14 @@ def recover_journals(
     for directory in sorted(journal_root.iterdir()):
         entry = directory.lstat()
         if not stat.S_ISDIR(entry.st_mode):
-            note = stat.S_ISREG(entry.st_mode) and directory.name.endswith(PENDING_SUFFIX)
+            regular = stat.S_ISREG(entry.st_mode)
+            note = regular and directory.name.endswith(PENDING_SUFFIX)
             if note and restore:
                 _clean_pending(real_root, directory, directory.name[: -len(PENDING_SUFFIX)])
+                directory.unlink()
+                removed = True
+            elif regular and restore and _LEFT_TEMP.fullmatch(directory.name):
+                # a single-file commit's new content, never renamed into place
                 directory.unlink()
                 removed = True
             continue
