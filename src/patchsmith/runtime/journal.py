@@ -18,6 +18,11 @@ content. Only then does it restore, and only the files that hold the new content
 file a person changed after the crash is never overwritten. A journal that fails any
 check is moved whole to `<state>/quarantine/` and reported; nothing is restored.
 Rolling back is idempotent: a crash during recovery is repaired by the next one.
+
+A single-file commit needs no journal (its rename is the commit): an existing file's
+new content is written to `.patchsmith-<id>-0.tmp` in the journal root and renamed over
+it, and a new file's beside it with an `<id>.pending` note naming it; recovery removes
+either leftover (docs/decisions/0044).
 """
 
 from __future__ import annotations
@@ -70,8 +75,8 @@ PACK_NAME = "backups.pack"
 PENDING_NAME = "pending"
 """In a journal folder of older versions: a single-file commit's note of the file it replaces."""
 PENDING_SUFFIX = ".pending"
-"""`<id>.pending` in the journal root: a single-file commit's note of the file it replaces
-(its temp file is beside that file; there is no manifest)."""
+"""`<id>.pending` in the journal root: a single-file commit's note of the file it makes (or
+replaces across filesystems); its temp file is beside that file; there is no manifest."""
 _FORMAT_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
 _ID = re.compile(r"[0-9a-f]{16}")
