@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -252,10 +253,13 @@ _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 def _git_dir(root: Path) -> Path | None:
     for folder in (root, *root.parents):
         candidate = folder / ".git"
-        if candidate.is_dir():
+        try:
+            info = os.stat(candidate)  # one look: a directory, something else, or nothing
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(info.st_mode):
             return candidate
-        if candidate.exists():
-            return Path()  # a worktree or submodule link: let git resolve it
+        return Path()  # a worktree or submodule link: let git resolve it
     return None
 
 
