@@ -1,6 +1,6 @@
 """How long one `patchsmith apply --check` takes in a fresh process, beside `git apply --check`.
 
-Run: `python bench/cli_start.py [--runs N] [--cpu K] [--importtime]`.
+Run: `python bench/cli_start.py [--runs N] [--cpu K] [--importtime] [--against DIR]`.
 
 An agent that shells out to patchsmith pays the interpreter's start, the imports and the
 work on every edit. This bench times the bundled example (`examples/greeting`: a model's
@@ -16,6 +16,10 @@ PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start. The
 
 `--importtime` adds one `python -X importtime` run of `apply --check`: the self time of the
 imports grouped by package, and which heavy dependencies were loaded at all.
+
+`--against DIR` adds a before/after pair in the same rotation: `python -m patchsmith apply
+--check` with the package of another checkout (`DIR/src`, e.g. a `git worktree` of main, or
+`git archive main src | tar -x -C DIR`) and with this one, both byte-compiled.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ HEAVY = (
 )
 """Dependencies a cold start should load only when the command uses them."""
 
-Command = tuple[str, list[str], Path | None]
+Command = tuple[str, list[str], Path | None, dict[str, str] | None]
+"""Name, argv, working directory, environment (`None`: this process's)."""
 
 
 def patchsmith_command() -> list[str]:
@@ -81,25 +86,41 @@ def prepare(scratch: Path) -> tuple[Path, Path]:
     return workspace, patch
 
 
-def commands(workspace: Path, patch: Path) -> list[Command]:
+def commands(workspace: Path, patch: Path, against: Path | None = None) -> list[Command]:
     cli = patchsmith_command()
     reply = str(EXAMPLE / "model-reply.md")
-    check = [*cli, "apply", reply, "-C", str(workspace), "--check"]
-    return [
-        ("python -c pass", [sys.executable, "-c", "pass"], None),
-        ("git apply --check (exact diff)", ["git", "apply", "--check", str(patch)], workspace),
-        ("patchsmith --version", [*cli, "--version"], None),
-        ("patchsmith apply --check", check, None),
-        ("patchsmith apply --check --no-record", [*check, "--no-record"], None),
-        ("patchsmith apply --check --json", [*check, "--json"], None),
+    args = ["apply", reply, "-C", str(workspace), "--check"]
+    check = [*cli, *args]
+    table: list[Command] = [
+        ("python -c pass", [sys.executable, "-c", "pass"], None, None),
+        (
+            "git apply --check (exact diff)",
+            ["git", "apply", "--check", str(patch)],
+            workspace,
+            None,
+        ),
+        ("patchsmith --version", [*cli, "--version"], None, None),
+        ("patchsmith apply --check", check, None, None),
+        ("patchsmith apply --check --no-record", [*check, "--no-record"], None, None),
+        ("patchsmith apply --check --json", [*check, "--json"], None, None),
     ]
+    if against is not None:
+        module = [sys.executable, "-m", "patchsmith", *args]
+        before = {**os.environ, "PYTHONPATH": str(against / "src")}
+        table.append(
+            (f"before: -m patchsmith apply --check ({against.name})", module, None, before)
+        )
+        table.append(("after: -m patchsmith apply --check (this tree)", module, None, None))
+    return table
 
 
-def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float]:
+def run_once(
+    argv: list[str], cwd: Path | None, env: dict[str, str] | None = None
+) -> tuple[float, float]:
     """Wall and CPU milliseconds of one run of `argv` (which must succeed)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -115,13 +136,13 @@ def percentile(values: Sequence[float], fraction: float) -> float:
 
 def time_commands(table: list[Command], runs: int) -> dict[str, tuple[list[float], list[float]]]:
     """Per command, the wall and CPU times of `runs` runs; commands take turns, in rotation."""
-    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in table}
-    for _, argv, cwd in table:  # warm the page cache and git's index before timing
-        run_once(argv, cwd)
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, *_ in table}
+    for _, argv, cwd, env in table:  # warm the page cache and git's index before timing
+        run_once(argv, cwd, env)
     for number in range(runs):
         shift = number % len(table)
-        for name, argv, cwd in table[shift:] + table[:shift]:
-            wall, cpu = run_once(argv, cwd)
+        for name, argv, cwd, env in table[shift:] + table[:shift]:
+            wall, cpu = run_once(argv, cwd, env)
             times[name][0].append(wall)
             times[name][1].append(cpu)
     return times
@@ -155,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=30, help="timed runs per command")
     parser.add_argument("--cpu", type=int, default=None, help="the core to pin to (default: last)")
     parser.add_argument("--importtime", action="store_true", help="add the import profile")
+    parser.add_argument(
+        "--against", type=Path, default=None, help="another checkout to time beside this one"
+    )
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         cores = sorted(os.sched_getaffinity(0))
@@ -164,11 +188,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:  # pragma: no cover - macOS and Windows cannot pin
         pinned = "not pinned"
     # (recipe fixtures are data, not modules: no bytecode beside them)
-    compileall.compile_dir(ROOT / "src" / "patchsmith", quiet=1, rx=re.compile(r"fixtures"))
+    for tree in (ROOT, *([args.against] if args.against else [])):
+        compileall.compile_dir(tree / "src" / "patchsmith", quiet=1, rx=re.compile(r"fixtures"))
     scratch = Path(tempfile.mkdtemp(prefix="cli-start-"))
     try:
         workspace, patch = prepare(scratch)
-        table = commands(workspace, patch)
+        table = commands(workspace, patch, args.against)
         load_before = os.getloadavg()[0]
         times = time_commands(table, args.runs)
         load_after = os.getloadavg()[0]
@@ -191,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"| {statistics.median(cpus):.1f} | {median / floor:.1f} |"
             )
         if args.importtime:
-            check = next(argv for name, argv, _ in table if name == "patchsmith apply --check")
+            check = next(argv for name, argv, *_ in table if name == "patchsmith apply --check")
             groups, loaded, total = import_profile(check)
             print(f"\n`python -X importtime` of `apply --check`: {total:.1f} ms of imports")
             print(f"heavy dependencies loaded: {', '.join(loaded) or 'none'}\n")

@@ -67,6 +67,14 @@ from accuracy import (  # noqa: E402
     warm_up,
     write_workspace,
 )
+from gitapply import (  # noqa: E402
+    LOOSE_NAME,
+    LOOSE_OPTIONS,
+    SUBPROCESS_TIMEOUT_S,
+    git_apply,
+    have_git,
+    run_stdin,
+)
 from tests.oracle.node_reference import (  # noqa: E402
     VERSION as REFERENCE_VERSION,
 )
@@ -99,7 +107,6 @@ AIDER_CODER = {
     "lazy_snippet": "wholefile",
     "apply_patch": "patch",
 }
-SUBPROCESS_TIMEOUT_S = 60
 
 
 class PeerUnavailable(RuntimeError):
@@ -358,33 +365,18 @@ class Tool:
         """Stop any long-lived process."""
 
 
-def _run(argv: Sequence[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv,
-        input=stdin,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=SUBPROCESS_TIMEOUT_S,
-        check=False,
-    )
-
-
 class GitApply(Tool):
     """`git apply` outside a repository, on the model's text as it is (atomic by design)."""
 
     def __init__(self, name: str, options: Sequence[str]) -> None:
-        if shutil.which("git") is None:
+        if not have_git():
             raise PeerUnavailable("git is not on PATH")
         self.name = name
         self.options = list(options)
 
     def attempt(self, case: Case, fmt: str, root: Path) -> Attempt:
-        start = time.perf_counter()
-        done = _run(["git", "apply", *self.options, "-"], case.patch, root)
-        seconds = time.perf_counter() - start
-        return Attempt(done.returncode == 0, seconds, done.stderr.strip()[:200])
+        ok, seconds, detail = git_apply(case.patch, root, self.options)
+        return Attempt(ok, seconds, detail)
 
 
 class GnuPatch(Tool):
@@ -401,9 +393,9 @@ class GnuPatch(Tool):
         start = time.perf_counter()
         detail = ""
         for strip in ("-p1", "-p0"):
-            dry = _run(["patch", *self.options, strip, "--dry-run"], case.patch, root)
+            dry = run_stdin(["patch", *self.options, strip, "--dry-run"], case.patch, root)
             if dry.returncode == 0:
-                done = _run(["patch", *self.options, strip], case.patch, root)
+                done = run_stdin(["patch", *self.options, strip], case.patch, root)
                 seconds = time.perf_counter() - start
                 return Attempt(done.returncode == 0, seconds, done.stdout.strip()[:200])
             detail = (dry.stdout + dry.stderr).strip()[:200]
@@ -529,9 +521,7 @@ TOOLS: dict[str, Callable[[], Tool]] = {
     "aider": Aider,
     "llm-diff-patcher": Reference,
     "git-apply": lambda: GitApply("git apply", []),
-    "git-apply-loose": lambda: GitApply(
-        "git apply --recount --ignore-whitespace -C1", ["--recount", "--ignore-whitespace", "-C1"]
-    ),
+    "git-apply-loose": lambda: GitApply(LOOSE_NAME, LOOSE_OPTIONS),
     "patch": lambda: GnuPatch("patch", []),
     "patch-loose": lambda: GnuPatch("patch -F3 -l", ["-F3", "-l"]),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -160,3 +161,79 @@ def test_with_the_guard_off_the_excerpt_is_shown(root: Path) -> None:
 
     assert report.errors[0].code is FailureCode.PATCH_CONTEXT_MISMATCH
     assert report.errors[0].excerpt is not None and "MODE=dev" in report.errors[0].excerpt
+
+
+def test_guard_decisions_do_not_tell_a_located_edit_from_a_missed_one(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The guards run only when every edit located; their decisions would tell which."""
+    (root.parent / "p.diff").write_text(hunk("postgres://u:p@h/db"))
+    argv = ["apply", str(root.parent / "p.diff"), "-C", str(root), "--json", "--check"]
+    patchsmith.cli.main(argv)
+    located = json.loads(capsys.readouterr().out)
+    (root.parent / "p.diff").write_text(hunk("mysql://guess"))
+    patchsmith.cli.main(argv)
+    missed = json.loads(capsys.readouterr().out)
+
+    assert located["decisions"] == missed["decisions"]
+    assert ["forbidden_paths"] == [d["name"] for d in located["decisions"]]
+    for key in ("status", "errors", "files", "diff", "warnings"):
+        assert located.get(key) == missed.get(key), key
+
+
+def _hash_proposal(path: str, value: str) -> dict[str, object]:
+    return {
+        "proposal_id": "p-1",
+        "run_id": "r-1",
+        "attempt_no": 1,
+        "strategy": "HYBRID",
+        "objective": "o",
+        "rationale": "r",
+        "risk": "LOW",
+        "preconditions": [{"type": "FILE_HASH_MATCH", "path": path, "value": value}],
+        "operations": [
+            {
+                "type": "patch",
+                "format": "udiff",
+                "text": "--- a/app.py\n+++ b/app.py\n@@\n-x = 1\n+x = 2\n",
+            }
+        ],
+    }
+
+
+def test_a_hash_precondition_on_a_forbidden_file_does_not_print_its_hash(root: Path) -> None:
+    actual = hashlib.sha256(ENV.encode()).hexdigest()
+    (root / "settings").symlink_to(".env")
+
+    for path in (".env", "./.env", "settings"):
+        wrong = json.dumps(propose(_hash_proposal(path, "ab" * 32), root, check=True).to_json())
+        right = propose(_hash_proposal(path, actual), root, check=True)
+
+        assert actual not in wrong, path
+        assert "not shown" in wrong
+        assert right.status.value == "applied", right.feedback()
+
+
+def test_a_hash_precondition_on_an_ordinary_file_shows_both_hashes(root: Path) -> None:
+    actual = hashlib.sha256(b"x = 1\n").hexdigest()
+
+    report = propose(_hash_proposal("app.py", "ab" * 32), root, check=True)
+
+    assert actual in json.dumps(report.to_json())
+
+
+def test_the_record_of_a_refused_edit_keeps_nothing_of_the_file(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The staged diff would show the file's lines around the edit, and FileRecord its
+    hashes: neither is kept in the audit record that `show` and the MCP tools read back."""
+    patch = "--- a/.env\n+++ b/.env\n@@\n-MODE=dev\n+MODE=prod\n"
+    report = patchsmith.apply(patch + "--- a/app.py\n+++ b/app.py\n@@\n-x = 1\n+x = 2\n", root)
+    assert report.attempt_id is not None
+
+    assert 0 == patchsmith.cli.main(["show", report.attempt_id, "-C", str(root), "--json"])
+    shown = capsys.readouterr().out
+
+    assert SECRET not in shown and "postgres" not in shown
+    assert hashlib.sha256(ENV.encode()).hexdigest() not in shown
+    assert "x = 2" in shown  # the other file's staged change is kept

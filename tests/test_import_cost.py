@@ -168,6 +168,7 @@ NOT_ON_THE_APPLY_PATH = {
     "random": "nothing: temp names and ids come from os.urandom",
     "textwrap": "help text, printed only with --help",
     "tempfile": "writing the per-user cache",
+    "shutil": "argparse's terminal width (the CLI asks `os` itself), a commit's journal",
 }
 
 
@@ -241,3 +242,82 @@ class TestApplyCheckImport:
         modules = run_check(workspace)
 
         assert ["pydantic", "sqlite3"] == heavy_in(modules)
+
+
+# The dependencies issue 25 names: a plain diff of a Python file needs none of them.
+NOT_FOR_A_PLAIN_DIFF = ("pydantic", "detect_secrets", "libcst", "ast_grep_py")
+
+PLAIN_DIFF = """\
+--- a/src/greeting.py
++++ b/src/greeting.py
+@@ -4,2 +4,2 @@
+ def greet(name):
+-    return "Hello, " + name
++    return "Hi, " + name
+"""
+
+
+def imported_by_the_program(args: list[str], cache: Path, *, code: int = 0) -> set[str]:
+    """Top-level packages `python -X importtime -m patchsmith ARGS` imports (exiting `code`)."""
+    env = {"PATCHSMITH_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+    argv = [sys.executable, "-X", "importtime", "-m", "patchsmith", *args]
+    subprocess.run(argv, capture_output=True, env=env, check=False)  # fills the cache
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert code == done.returncode, done.stderr[-2000:]
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    assert "patchsmith.cli" in names, done.stderr[-2000:]  # the profile was read
+    return {name.split(".")[0] for name in names}
+
+
+class TestImportTimeOfAPlainDiff:
+    """`python -X importtime -m patchsmith apply DIFF --check`: the program as an agent runs it."""
+
+    def test_no_heavy_dependency_for_a_plain_diff(self, tmp_path: Path) -> None:
+        """A unified diff of a Python file loads none of pydantic, detect-secrets, libcst or
+        ast-grep: the profile of the program itself, not of `main` called in a probe."""
+        workspace = _copy_example(tmp_path)
+        diff = tmp_path / "change.diff"
+        diff.write_text(PLAIN_DIFF, encoding="utf-8")
+
+        loaded = imported_by_the_program(
+            ["apply", str(diff), "-C", str(workspace), "--check"], tmp_path / "cache"
+        )
+
+        assert [] == [name for name in NOT_FOR_A_PLAIN_DIFF if name in loaded]
+        assert [] == heavy_in(sorted(loaded), tuple(h for h in HEAVY if h != "sqlite3"))
+
+    @pytest.mark.parametrize(
+        ("added", "policy", "expected", "code"),
+        [
+            ('    return "Hi, " + name  # AKIA' + "Q3EGRT5X2ZK7WPLM", "", "detect_secrets", 1),
+            (
+                '    return "Hi, " + name',
+                "[tool.patchsmith.policy]\nmax_files = 3\n",
+                "pydantic",
+                0,
+            ),
+        ],
+        ids=["a credential-shaped line", "a policy table"],
+    )
+    def test_the_profile_sees_a_heavy_import(
+        self, tmp_path: Path, added: str, policy: str, expected: str, code: int
+    ) -> None:
+        """The same probe fails when a change does need one: a line shaped like a credential
+        loads detect-secrets, a policy that sets something loads pydantic."""
+        workspace = _copy_example(tmp_path)
+        if policy:
+            (workspace / "pyproject.toml").write_text(policy, encoding="utf-8")
+        diff = tmp_path / "change.diff"
+        diff.write_text(PLAIN_DIFF.replace('    return "Hi, " + name', added), encoding="utf-8")
+
+        loaded = imported_by_the_program(
+            ["apply", str(diff), "-C", str(workspace), "--check", "--no-record"],
+            tmp_path / "cache",
+            code=code,
+        )
+
+        assert expected in loaded

@@ -584,3 +584,41 @@ class TestFindStillApplied:
         store.record_attempt(make_record(files=()))
 
         assert None is store.find_still_applied("prop-1", {}.get)
+
+    def test_the_newest_still_applied_attempt_wins(self, store: Store) -> None:
+        """Candidates are tried newest first; one whose file changed since is passed over."""
+        older = store.record_attempt(
+            make_record(
+                created_at="2024-05-01T10:00:00.000+00:00",
+                files=(FileRecord("x.py", Action.UPDATE, SHA_A, SHA_B),),
+            )
+        )
+        newer = store.record_attempt(
+            make_record(
+                created_at="2024-05-02T10:00:00.000+00:00",
+                files=(
+                    FileRecord("x.py", Action.UPDATE, SHA_A, SHA_B),
+                    FileRecord("y.py", Action.UPDATE, SHA_A, SHA_B),
+                ),
+            )
+        )
+        store.record_attempt(
+            make_record(
+                created_at="2024-05-03T10:00:00.000+00:00",
+                status=AttemptStatus.REFUSED,
+                files=(FileRecord("x.py", Action.UPDATE, SHA_A, SHA_B),),
+            )
+        )
+        reads: list[str] = []
+
+        def current(path: str) -> str | None:
+            reads.append(path)
+            return {"x.py": SHA_B, "y.py": SHA_B}.get(path)
+
+        found = store.find_still_applied("prop-1", current)
+        assert found is not None and newer == found.id
+        assert found.files[1].path == "y.py"  # the whole record is loaded
+
+        found = store.find_still_applied("prop-1", {"x.py": SHA_B, "y.py": SHA_A}.get)
+        assert found is not None and older == found.id
+        assert sorted(reads) == ["x.py", "y.py"]  # each file hashed once per lookup

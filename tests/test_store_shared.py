@@ -66,6 +66,31 @@ class TestShared:
 
         assert [FailureCode.STATE_DIR_UNSAFE] == [f.code for f in refused.value.failures]
 
+    def test_a_kept_connection_is_used_without_the_full_check(
+        self, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Once open, a use looks at the state directory and the database file only."""
+        Store.shared(state_dir).close()
+        checked: list[Path] = []
+        monkeypatch.setattr("patchsmith.store.store.check_state_dir", checked.append)
+
+        with Store.shared(state_dir) as store:
+            store.record_attempt(make_record())
+
+        assert [] == checked
+
+    def test_a_foreign_state_dir_is_refused_even_when_kept(
+        self, state_dir: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The owner is part of the look at a kept connection's state directory."""
+        Store.shared(state_dir).close()
+        monkeypatch.setattr("os.geteuid", lambda: 12345)
+
+        with pytest.raises(PatchRefused) as refused:
+            Store.shared(state_dir)
+
+        assert [FailureCode.STATE_DIR_UNSAFE] == [f.code for f in refused.value.failures]
+
     def test_least_recently_used_is_closed(self, tmp_path: Path) -> None:
         """A thread keeps a few stores open; the one unused longest is closed first."""
         dirs = [tmp_path / f"ws{n}" / ".patchsmith" for n in range(SHARED_PER_THREAD + 1)]

@@ -224,13 +224,72 @@ class TestTempFiles:
             [sys.executable, "-c", child, str(root)], check=False, timeout=60, capture_output=True
         )
         assert 17 == done.returncode, done.stderr
-        leftovers = [n for n in os.listdir(root / "sub") if n.startswith(".patchsmith-")]
-        assert 1 == len(leftovers)
+        # an existing file's new content waits in the journal directory, not beside it
+        assert ["a.txt"] == os.listdir(root / "sub")
+        leftovers = os.listdir(root / ".patchsmith" / "journal")
+        assert 1 == len(leftovers) and leftovers[0].startswith(".patchsmith-")
 
         Workspace(root)
 
         assert ["a.txt"] == os.listdir(root / "sub")
         assert b"old\n" == (root / "sub" / "a.txt").read_bytes()
+        assert [] == os.listdir(root / ".patchsmith" / "journal")
+
+    def test_sigkill_of_a_creation_leaves_no_temp_after_recovery(
+        self, make_workspace: MakeTree
+    ) -> None:
+        """A new file's temp is made beside it (its folder's defaults apply), with a note
+        that lets the next open remove it after a crash."""
+        root = make_workspace({"sub/a.txt": b"old\n"})
+        child = textwrap.dedent(
+            """
+            import os, sys
+            from patchsmith.runtime import atomic
+            from patchsmith.runtime.transaction import Transaction
+            from patchsmith.runtime.workspace import Workspace
+
+            def die(*_args):
+                os._exit(17)
+
+            atomic.os.replace = die
+            txn = Transaction(Workspace(sys.argv[1]))
+            txn.create("sub/b.txt", "new\\n")
+            txn.commit()
+            """
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", child, str(root)], check=False, timeout=60, capture_output=True
+        )
+        assert 17 == done.returncode, done.stderr
+        assert 2 == len(os.listdir(root / "sub"))
+
+        Workspace(root)
+
+        assert ["a.txt"] == os.listdir(root / "sub")
+        assert [] == os.listdir(root / ".patchsmith" / "journal")
+
+    def test_another_filesystem_falls_back_to_a_temp_beside_the_file(
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A file the journal directory cannot be renamed onto (EXDEV) is replaced through
+        a temp beside it; nothing is left anywhere."""
+        root = make_workspace({"sub/a.txt": b"old\n"})
+        real_replace = os.replace
+        journal = str(root / ".patchsmith" / "journal")
+
+        def no_crossing(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+            if str(src).startswith(journal):
+                raise OSError(errno.EXDEV, "Invalid cross-device link")
+            real_replace(src, dst)
+
+        monkeypatch.setattr("patchsmith.runtime.atomic.os.replace", no_crossing)
+        txn = Transaction(Workspace(root))
+        assert txn.update("sub/a.txt", "new\n") is None
+
+        assert txn.commit() is None
+
+        assert b"new\n" == (root / "sub" / "a.txt").read_bytes()
+        assert ["a.txt"] == os.listdir(root / "sub")
         assert [] == os.listdir(root / ".patchsmith" / "journal")
 
     def test_first_journal_syncs_root_and_state_dir(

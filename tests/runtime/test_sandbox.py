@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sys
+import tempfile
 import uuid
+import venv
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -308,3 +311,65 @@ class TestShape:
 
         assert {"TMPDIR": "/tmp", "PATH": "/bin", "XDG_CACHE_HOME": "/tmp/.cache"} == outside
         assert {"TMPDIR": str(tmp_path / "tmp"), "XDG_CACHE_HOME": "/c"} == inside
+
+
+class TestInterpreterUnderTmp:
+    """A checkout and its virtualenv under /tmp stay visible, read-only, inside the sandbox."""
+
+    @pytest.fixture(name="venv_under_tmp")
+    def _venv_under_tmp(self) -> Iterator[Path]:
+        home = Path(tempfile.mkdtemp(prefix="patchsmith-venv-", dir="/tmp"))
+        try:
+            venv.EnvBuilder(symlinks=True, with_pip=False).create(home / "venv")
+            yield home / "venv"
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+
+    def test_only_folders_under_tmp_outermost_first(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        inside = Path("/tmp") / f"patchsmith-test-{uuid.uuid4().hex}"
+        (inside / "lib" / "site-packages").mkdir(parents=True)
+        try:
+            monkeypatch.setattr(sys, "prefix", str(inside))
+            monkeypatch.setattr(
+                sys, "path", ["", "relative", str(inside / "lib" / "site-packages"), "/usr/lib"]
+            )
+
+            assert (inside.resolve(),) == tuple(p.resolve() for p in sandbox.interpreter_folders())
+            argv = bwrap_argv("bwrap", ["x"], SandboxSpec(writable=()), cwd=tmp_path)
+            text = " ".join(argv)
+            assert text.index("--tmpfs /tmp") < text.index(f"--ro-bind {inside}")
+        finally:
+            shutil.rmtree(inside)
+
+    def test_nothing_when_the_interpreter_lives_elsewhere(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(sys, "path", ["/usr/lib/python3/dist-packages", ""])
+        monkeypatch.setattr(sys, "prefix", "/usr")
+        monkeypatch.setattr(sys, "exec_prefix", "/usr")
+        monkeypatch.setattr(sys, "base_prefix", "/usr")
+        monkeypatch.setattr(sys, "base_exec_prefix", "/usr")
+
+        assert () == sandbox.interpreter_folders()
+
+    @needs_bwrap
+    def test_a_venv_under_tmp_runs_in_the_sandbox(
+        self, monkeypatch: pytest.MonkeyPatch, venv_under_tmp: Path, tmp_path: Path
+    ) -> None:
+        tree = tmp_path / "tree"
+        tree.mkdir()
+        python = venv_under_tmp / "bin" / "python"
+        monkeypatch.setattr(sys, "prefix", str(venv_under_tmp))
+        monkeypatch.setattr(sys, "exec_prefix", str(venv_under_tmp))
+
+        done = run_process(
+            [str(python), "-c", "import sys; print(sys.prefix)"],
+            cwd=tree,
+            timeout_s=60.0,
+            sandbox=SandboxSpec(writable=(tree,)),
+        )
+
+        assert 0 == done.exit_code, done
+        assert str(venv_under_tmp) in done.stdout

@@ -184,7 +184,8 @@ class TestWorkspace:
     ) -> None:
         """When rollback hits an OS error, the workspace records an IO_ERROR instead of raising."""
         root = make_workspace({})
-        (root / ".patchsmith" / "journal").mkdir(parents=True)
+        # a leftover journal to recover (an empty journal directory needs no recovery)
+        (root / ".patchsmith" / "journal" / "abc").mkdir(parents=True)
 
         def broken(*_args: object, **_kwargs: object) -> tuple[str, ...]:
             raise OSError(errno.EIO, "Input/output error")
@@ -195,6 +196,59 @@ class TestWorkspace:
         assert workspace.recovery_failure is not None
         assert FailureCode.IO_ERROR == workspace.recovery_failure.code
         assert "Input/output error" in workspace.recovery_failure.message
+
+
+class TestOpeningLooksBeforeLocking:
+    """Opening a workspace takes the commit lock only when its journal directory holds
+    something to recover (or is something the recovery must refuse)."""
+
+    def test_an_empty_journal_directory_needs_no_lock(
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        root = make_workspace({})
+        (root / ".patchsmith" / "journal").mkdir(parents=True)
+
+        def no_lock(_self: Workspace) -> None:
+            raise AssertionError("locked to recover nothing")
+
+        monkeypatch.setattr(Workspace, "lock", no_lock)
+        workspace = Workspace(root)
+
+        assert () == workspace.blocking_failures
+
+    def test_a_leftover_entry_is_recovered_under_the_lock(self, make_workspace: MakeTree) -> None:
+        root = make_workspace({})
+        (root / ".patchsmith" / "journal" / "0123.pending").parent.mkdir(parents=True)
+        (root / ".patchsmith" / "journal" / "0123.pending").write_bytes(b"a.py")
+
+        workspace = Workspace(root)
+
+        assert () == workspace.blocking_failures
+        assert [] == os.listdir(root / ".patchsmith" / "journal")
+
+    def test_a_linked_empty_journal_directory_is_still_refused(
+        self, make_workspace: MakeTree, tmp_path: Path
+    ) -> None:
+        root = make_workspace({})
+        (root / ".patchsmith").mkdir()
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (root / ".patchsmith" / "journal").symlink_to(elsewhere)
+
+        workspace = Workspace(root)
+
+        assert workspace.recovery_failure is not None
+        assert FailureCode.STATE_DIR_UNSAFE == workspace.recovery_failure.code
+
+    def test_a_journal_path_that_is_a_file_is_still_refused(self, make_workspace: MakeTree) -> None:
+        root = make_workspace({})
+        (root / ".patchsmith").mkdir()
+        (root / ".patchsmith" / "journal").write_bytes(b"")
+
+        workspace = Workspace(root)
+
+        assert workspace.recovery_failure is not None
+        assert FailureCode.STATE_DIR_UNSAFE == workspace.recovery_failure.code
 
 
 class TestCanonicalRead:

@@ -88,11 +88,11 @@ def test_the_cli_verify_fails_with_the_reason(
     assert "pkg/planted.py" in out
 
 
-def test_the_cli_verify_changed_run_may_write_its_own_tree(
+def test_the_cli_verify_changed_run_writes_only_a_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`patchsmith verify` runs the changed side in the workspace itself: its writes there
-    (caches, reports) are the tool's own, not a write past a copy."""
+    """`patchsmith verify` runs the changed side in a private copy: a tool's own writes
+    (caches, reports) pass and land there; the workspace is untouched."""
     take_bwrap_away(monkeypatch)
     project = make_tree(tmp_path / "own", {"pkg/__init__.py": b""})
     (project / "patchsmith.toml").write_bytes(
@@ -103,6 +103,40 @@ def test_the_cli_verify_changed_run_may_write_its_own_tree(
     out = capsys.readouterr().out
 
     assert 0 == code, out
+    assert not (project / "cache.txt").exists()
+
+
+def test_the_cli_verify_in_place_writes_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--in-place` is the opt-out: the tool runs in the workspace and its writes stay."""
+    take_bwrap_away(monkeypatch)
+    project = make_tree(tmp_path / "own", {"pkg/__init__.py": b""})
+    (project / "patchsmith.toml").write_bytes(
+        _profile("import pathlib; pathlib.Path('cache.txt').write_text('x')")
+    )
+
+    code = patchsmith.cli.main(["verify", "tests", "-C", str(project), "--json", "--in-place"])
+    out = capsys.readouterr().out
+
+    assert 0 == code, out
+    assert "x" == (project / "cache.txt").read_text()
+
+
+def test_the_cli_verify_sees_a_write_past_its_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without bwrap, a changed-side run writing into the real tree by absolute path is an
+    `error` with the reason (the base run is skipped: only the changed side runs)."""
+    take_bwrap_away(monkeypatch)
+    project = make_tree(tmp_path / "abs", {"pkg/__init__.py": b"", "pkg/calc.py": CALC})
+    _writes_into(project, "pkg/planted.py")
+
+    code = patchsmith.cli.main(["verify", "tests", "-C", str(project), "--json", "--no-base"])
+    out = capsys.readouterr().out
+
+    assert 0 != code
+    assert "changed the real workspace" in out
 
 
 def test_a_proposal_is_refused(project: Path) -> None:

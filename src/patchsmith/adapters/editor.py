@@ -26,7 +26,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.errors import (
+    FailureCode,
+    PatchFailure,
+    PatchRefused,
+    invalid_arguments,
+    refused,
+)
 from patchsmith.formats.script import EditFormat
 from patchsmith.model.origin import CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus
@@ -86,16 +92,6 @@ class EditorResult:
         }
 
 
-class _Refused(Exception):
-    def __init__(self, failure: PatchFailure) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
-
-
-def _invalid(message: str, hint: str, file: str | None = None) -> _Refused:
-    return _Refused(PatchFailure(FailureCode.INVALID_ARGUMENTS, message, file=file, hint=hint))
-
-
 class Editor:
     """The editor tools bound to one workspace root; remembers its own edits for `undo_edit`."""
 
@@ -144,32 +140,34 @@ class Editor:
     def _call(self, arguments: Mapping[str, object], dialect: _Dialect) -> EditorResult:
         try:
             if not isinstance(arguments, Mapping):
-                raise _invalid("the arguments are not an object", "send the tool's arguments")
+                raise invalid_arguments(
+                    "the arguments are not an object", "send the tool's arguments"
+                )
             # Strict-mode clients send every key, the unused ones null.
             given = {str(k): v for k, v in arguments.items() if v is not None}
             command = given.pop("command", None)
             if not isinstance(command, str) or command not in _COMMANDS:
-                raise _invalid(
+                raise invalid_arguments(
                     f"unknown command {str(command)[:40]!r}",
                     "use one of: " + ", ".join(_COMMANDS),
                 )
             extra = sorted(k for k in given if k in _ARGUMENTS and k not in _COMMANDS[command])
             path = given.get("path")
             if extra:
-                raise _invalid(
+                raise invalid_arguments(
                     f"{command} takes no {', '.join(extra)}",
                     f"{command} takes: " + ", ".join(sorted(_COMMANDS[command])),
                     str(path) if path is not None else None,
                 )
             if not isinstance(path, str) or not path.strip():
-                raise _invalid(f"{command} needs a path", "send the file's path")
+                raise invalid_arguments(f"{command} needs a path", "send the file's path")
             if command == "view":
                 return self._view(path, given.get("view_range"), dialect)
             if command == "undo_edit":
                 return self._undo_edit(path)
             return self._edit(command, path, given)
-        except _Refused as refusal:
-            return _error((refusal.failure,))
+        except PatchRefused as refusal:
+            return _error(refusal.failures)
 
     # -- paths ------------------------------------------------------------------------------
 
@@ -185,7 +183,7 @@ class Editor:
         relative = under_root(path, bases)
         if relative.replace("\\", "/").startswith("/") or os.path.isabs(relative):
             shown = f"{self.workspace_prefix.rstrip('/')}/" if self.workspace_prefix else "the root"
-            raise _Refused(
+            raise refused(
                 PatchFailure(
                     FailureCode.PATH_OUTSIDE_WORKSPACE,
                     f"path {path[:200]!r} is outside the workspace",
@@ -203,20 +201,24 @@ class Editor:
         stripped = relative.rstrip("/")
         if stripped in ("", _ROOT):
             if view_range is not None:
-                raise _invalid("view_range is for files; this path is a directory", "drop it")
+                raise invalid_arguments(
+                    "view_range is for files; this path is a directory", "drop it"
+                )
             return self._listing(self.root, "")
         resolved = workspace.resolve(stripped)
         if isinstance(resolved, PatchFailure):
-            raise _Refused(resolved)
+            raise refused(resolved)
         self._refuse_forbidden(workspace, resolved)
         disk = workspace.disk_path(resolved)
         if disk.is_dir():
             if view_range is not None:
-                raise _invalid("view_range is for files; this path is a directory", "drop it")
+                raise invalid_arguments(
+                    "view_range is for files; this path is a directory", "drop it"
+                )
             return self._listing(disk, resolved + "/")
         read = workspace.read(resolved)
         if isinstance(read, PatchFailure):
-            raise _Refused(read)
+            raise refused(read)
         lines = read.text.splitlines()
         first, last = _range(view_range, len(lines), resolved)
         return EditorResult(self._numbered(resolved, lines, first, last, dialect))
@@ -268,12 +270,12 @@ class Editor:
 
         rules = self.policy if self.policy is not None else load_policy(self.root)
         if isinstance(rules, PatchFailure):
-            raise _Refused(rules)
+            raise refused(rules)
         if not rules.forbidden or not rules.guard_enabled("forbidden_paths"):
             return
         target = workspace.canonical(relative, follow_final=True)
         if matches(rules.forbidden, relative) or matches(rules.forbidden, target):
-            raise _Refused(
+            raise refused(
                 PatchFailure(
                     FailureCode.FORBIDDEN_PATH,
                     f"path is forbidden: {relative} (the policy keeps it from being read or "
@@ -335,10 +337,10 @@ class Editor:
         relative = self._relative(path)
         resolved = Workspace(self.root, recover=False).resolve(relative)
         if isinstance(resolved, PatchFailure):
-            raise _Refused(resolved)
+            raise refused(resolved)
         stack = self._undo.get(resolved)
         if not stack:
-            raise _Refused(
+            raise refused(
                 PatchFailure(
                     FailureCode.RECORD_NOT_FOUND,
                     f"no edit of {resolved} made through this editor is left to undo",
@@ -363,14 +365,16 @@ def _insert_text(given: Mapping[str, object], path: str) -> object:
     """The text an insert adds: `new_str`, or `insert_text` (Claude 4's tool)."""
     new_str, insert_text = given.get("new_str"), given.get("insert_text")
     if new_str is not None and insert_text is not None and new_str != insert_text:
-        raise _invalid(
+        raise invalid_arguments(
             "insert got both new_str and insert_text, and they differ",
             "send the text once, as new_str or insert_text",
             path,
         )
     text = new_str if new_str is not None else insert_text
     if text is None:
-        raise _invalid("insert needs new_str (or insert_text)", "send the text to insert", path)
+        raise invalid_arguments(
+            "insert needs new_str (or insert_text)", "send the text to insert", path
+        )
     return text
 
 
@@ -386,7 +390,7 @@ def _range(view_range: object, total: int, path: str) -> tuple[int, int]:
         or len(value) != 2
         or not all(isinstance(n, int) and not isinstance(n, bool) for n in value)
     ):
-        raise _invalid(
+        raise invalid_arguments(
             f"view_range {view_range!r} is not two line numbers",
             "send [start, end] (1-based, end -1 for the end of the file)",
             path,
@@ -394,13 +398,13 @@ def _range(view_range: object, total: int, path: str) -> tuple[int, int]:
     start, end = int(value[0]), int(value[1])
     last = total if end == -1 else min(end, total)
     if start < 1 or start > max(total, 1):
-        raise _invalid(
+        raise invalid_arguments(
             f"view_range starts at {start}; {path} has {total} lines",
             f"start between 1 and {max(total, 1)}",
             path,
         )
     if end != -1 and end < start:
-        raise _invalid(
+        raise invalid_arguments(
             f"view_range ends at {end}, before its start {start}", "send [start, end]", path
         )
     return start, last

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -72,8 +73,7 @@ PostCheck = Callable[[Sequence[FileChange]], Sequence["ConditionResult"]]
 """Checks a proposal's postconditions on the staged changes."""
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What verifying the staged changes found (run only when every guard passed).
 
     `postconditions` replace the `not_checked` COMPILES / TESTS_PASS results;
@@ -253,10 +253,13 @@ _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 def _git_dir(root: Path) -> Path | None:
     for folder in (root, *root.parents):
         candidate = folder / ".git"
-        if candidate.is_dir():
+        try:
+            info = os.stat(candidate)  # one look: a directory, something else, or nothing
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(info.st_mode):
             return candidate
-        if candidate.exists():
-            return Path()  # a worktree or submodule link: let git resolve it
+        return Path()  # a worktree or submodule link: let git resolve it
     return None
 
 
@@ -305,7 +308,7 @@ def _ask_git(root: Path) -> str | None:
     return head if done.returncode == 0 and head else None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class Attempt:
     """Who attempts what, and whether to keep a record of it; `finish` writes the record."""
 
@@ -335,7 +338,7 @@ class Attempt:
         report = withhold_forbidden(report, self.forbidden, self.state_root)
         report = replace(
             report,
-            errors=_with_current_hashes(report.errors, self.state_root),
+            errors=_with_current_hashes(report.errors, self.state_root, self.forbidden),
             origin=self.origin,
         )
         report = report.settled()
@@ -347,6 +350,13 @@ class Attempt:
         if report.check and status is not AttemptStatus.REFUSED:
             status = AttemptStatus.CHECKED
         written = status in (AttemptStatus.APPLIED, AttemptStatus.PARTIAL)
+        hidden = _withheld_paths(changes, self.forbidden, self.state_root)
+        if hidden:
+            # A forbidden file is never written; its staged lines and hashes stay out of
+            # the record too (the store is read back by `show`, `log` and the MCP tools).
+            from patchsmith.runtime.gitdiff import render_git_diff
+
+            staged_diff = render_git_diff(c for c in changes if c.path not in hidden)
         kept = _Inputs(self.input_text, staged_diff, self.proposal_json, report.errors)
         if any(f.code is FailureCode.SECRET_ADDED for f in report.errors):
             kept = kept.masked(changes)
@@ -362,7 +372,7 @@ class Attempt:
             input_text=_storable(kept.input_text),
             staged_diff=_storable(kept.staged_diff),
             applied_diff=_storable(report.diff) if written else "",
-            files=tuple(_storable_file(FileRecord.from_change(c)) for c in changes),
+            files=tuple(_file_record(c, hidden) for c in changes),
             failures=tuple(_storable_failure(f) for f in kept.failures),
             decisions=tuple(_stored(d) for d in report.decisions),
             proposal_json=kept.proposal_json,
@@ -387,8 +397,7 @@ class Attempt:
         return replace(report, attempt_id=attempt_id)
 
 
-@dataclass(frozen=True)
-class _Inputs:
+class _Inputs(NamedTuple):
     """What a record keeps of the attempt's inputs: the reply, staged diff, proposal, failures."""
 
     input_text: str
@@ -434,22 +443,44 @@ _UNSAFE_PATH_CODES = {
 }
 
 
+def _withheld_paths(
+    changes: Sequence[FileChange], forbidden: Sequence[str], root: Path | None
+) -> frozenset[str]:
+    """The changed paths whose content a record must not keep (forbidden files)."""
+    if not forbidden or not changes:
+        return frozenset()
+    from patchsmith.attempt.withheld import is_withheld
+
+    return frozenset(c.path for c in changes if is_withheld(forbidden, c.path, root))
+
+
+def _file_record(change: FileChange, hidden: frozenset[str]) -> FileRecord:
+    record = _storable_file(FileRecord.from_change(change))
+    if change.path in hidden:
+        return replace(record, before_sha256=None, after_sha256=None)
+    return record
+
+
 def _with_current_hashes(
-    failures: Sequence[PatchFailure], root: Path | None
+    failures: Sequence[PatchFailure], root: Path | None, forbidden: Sequence[str] = ()
 ) -> tuple[PatchFailure, ...]:
     """Each failure that names a workspace file, with that file's sha256 as it is now.
 
     A retry made against exactly that version cannot race an edit it did not see. Only
-    regular files inside the root are read; a failure that already carries a hash keeps it.
+    regular files inside the root are read; a failure that already carries a hash keeps it;
+    a forbidden file's hash is never added.
     """
     if root is None:
         return tuple(failures)
+    from patchsmith.attempt.withheld import is_withheld
+
     out = []
     for failure in failures:
         if (
             failure.current_sha256 is None
             and failure.file
             and failure.code not in _UNSAFE_PATH_CODES
+            and not is_withheld(forbidden, failure.file, root)
         ):
             digest = _sha256_inside(root, failure.file)
             if digest is not None:

@@ -142,11 +142,6 @@ def apply(
             )
             return attempt.finish(ApplyReport(ApplyStatus.REFUSED, files, (failure,), check=check))
         status = ApplyStatus.PARTIAL if plan.failures else ApplyStatus.APPLIED
-        written = {
-            c.path: hashlib.sha256(c.new_bytes).hexdigest()
-            for c in changes
-            if c.new_bytes is not None
-        }
         report = review_and_commit(
             attempt,
             transaction,
@@ -157,6 +152,11 @@ def apply(
         report = replace(report, errors=_blame_edits(report.errors, files))
         if report.status is ApplyStatus.PARTIAL and not check:
             # The failures must describe the files as the partial write left them.
+            written = {
+                c.path: hashlib.sha256(c.new_bytes).hexdigest()
+                for c in changes
+                if c.new_bytes is not None
+            }
             errors = tuple(
                 replace(e, current_sha256=written[e.file]) if e.file in written else e
                 for e in report.errors

@@ -87,12 +87,22 @@ def _check_pre(pre: Precondition, root: Path, policy: Policy) -> ConditionResult
     except OSError as exc:
         return _result(kind, False, f"{location.relative}: cannot read ({exc.strerror})", pre.path)
     expected = pre.value.strip().lower().removeprefix("sha256:")
-    return _result(
-        kind,
-        actual == expected,
-        f"{location.relative}: expected sha256 {expected}, actual {actual}",
-        pre.path,
-    )
+    if _forbidden(policy, pre.path, location):
+        # A forbidden file's hash does not leave the machine (docs/policy.md): the check
+        # still answers, without the file's own value.
+        shown = "matches" if actual == expected else "differs (not shown: the file is forbidden)"
+        evidence = f"{location.relative}: expected sha256 {expected}, actual {shown}"
+    else:
+        evidence = f"{location.relative}: expected sha256 {expected}, actual {actual}"
+    return _result(kind, actual == expected, evidence, pre.path)
+
+
+def _forbidden(policy: Policy, named: str, location: _Location) -> bool:
+    """Whether the forbidden_paths guard hides this file, by the name sent or its target's."""
+    if not policy.guard_enabled("forbidden_paths"):
+        return False
+    given = Path(named).as_posix().removeprefix("./")
+    return matches(policy.forbidden, given) or matches(policy.forbidden, location.relative)
 
 
 @dataclass(frozen=True)

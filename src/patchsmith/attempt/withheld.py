@@ -16,9 +16,10 @@ from pathlib import Path
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.model.report import ApplyReport
+from patchsmith.model.verdicts import DecisionStatus, GuardDecision
 from patchsmith.policy import Policy, matches
 
-__all__ = ["forbidden_patterns", "withhold_forbidden"]
+__all__ = ["forbidden_patterns", "is_withheld", "withhold_forbidden"]
 
 _CONDITIONS = frozenset({FailureCode.PRECONDITION_FAILED, FailureCode.POSTCONDITION_FAILED})
 """Left as they are: the caller's own checks, reported with what they found."""
@@ -37,14 +38,16 @@ def withhold_forbidden(
     """`report` with every failure on a forbidden file replaced by a bare FORBIDDEN_PATH.
 
     A path is forbidden by its name or, when it is a link inside `root`, by its
-    target's. The file's report loses where its edits landed, and its warnings go.
+    target's. The file's report loses where its edits landed, its warnings go, and the
+    guards' decisions become the forbidden_paths guard's alone (the others exist only
+    when every edit located).
     """
     patterns = tuple(patterns)
     if not patterns:
         return report
     named = {f.file for f in report.errors if f.file and f.code not in _CONDITIONS}
     named |= {f.path for f in report.files}
-    hidden = {path for path in named if _forbidden(patterns, path, root)}
+    hidden = {path for path in named if is_withheld(patterns, path, root)}
     if not hidden:
         return report
     hint = "forbidden: " + ", ".join(patterns)
@@ -61,12 +64,16 @@ def withhold_forbidden(
     files = tuple(
         replace(f, hunks_located=0, placements=()) if f.path in hidden else f for f in report.files
     )
-    decisions = tuple(
-        replace(
-            d,
-            failures=tuple(_bare(f, hint) if f.file in hidden else f for f in d.failures),
-        )
-        for d in report.decisions
+    # The guards judge only edits that located, so their decisions would tell a located
+    # edit from a missed one: a refusal that withholds a file shows the one decision it
+    # has either way, the forbidden_paths guard's.
+    decisions = (
+        GuardDecision(
+            "forbidden_paths",
+            FailureCode.FORBIDDEN_PATH,
+            DecisionStatus.FAILED,
+            tuple(f for f in errors if f.file in hidden),
+        ),
     )
     warnings = tuple(w for w in report.warnings if w.file not in hidden)
     return replace(
@@ -90,7 +97,10 @@ def _bare(failure: PatchFailure, hint: str) -> PatchFailure:
     )
 
 
-def _forbidden(patterns: tuple[str, ...], path: str, root: Path | None) -> bool:
+def is_withheld(patterns: Sequence[str], path: str, root: Path | None) -> bool:
+    """Whether a refusal must show nothing of `path` (its name or its link target's)."""
+    if not patterns:
+        return False
     if matches(patterns, path):
         return True
     if root is None:

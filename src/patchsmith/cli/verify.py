@@ -65,6 +65,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--output", action="store_true", help="with --json, include each run's output"
     )
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="run the changed side in the workspace itself, not in a private copy "
+        "(its tools' writes then land there)",
+    )
     add_trust_option(parser)
     parser.set_defaults(func=run)
 
@@ -90,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         top=top,
         profile_set=loaded,
         trust=trust_of(args),
+        in_copy=not args.in_place,
     )
     if report.errors:
         return _usage(report.errors[0], as_json=args.json)

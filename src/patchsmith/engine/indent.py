@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from math import gcd
+from typing import NamedTuple
 
 from patchsmith.engine.model import Hunk
 
@@ -41,8 +41,7 @@ class IndentMode(StrEnum):
     COLUMNS = "columns"
 
 
-@dataclass(frozen=True)
-class IndentShift:
+class IndentShift(NamedTuple):
     """How the block's indentation maps onto the file's.
 
     PREFIX: file indentation = `add` + block indentation without `remove`.
@@ -110,8 +109,7 @@ def indent_shift(
     return best
 
 
-@dataclass(frozen=True)
-class IndentStyle:
+class IndentStyle(NamedTuple):
     """How a file indents: only tabs, only spaces (`unit` wide), or mixed/unknown."""
 
     tabs: bool

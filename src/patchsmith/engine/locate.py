@@ -14,7 +14,6 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from operator import methodcaller
@@ -98,8 +97,7 @@ def _fold_text(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """Where the block goes: file lines [start, end), and which old line is which file line."""
 
     start: int
@@ -112,8 +110,7 @@ class Placement:
     """Non-blank old lines that are not the file's own (partial and stale context)."""
 
 
-@dataclass(frozen=True)
-class NotPlaced:
+class NotPlaced(NamedTuple):
     reason: SkipReason
     detail: str
     candidates: tuple[int, ...] = ()
@@ -149,8 +146,7 @@ _DEDENT = methodcaller("lstrip", " \t")
 EXACT = Normalisation()
 
 
-@dataclass(frozen=True)
-class _Level:
+class _Level(NamedTuple):
     strategy: Strategy
     key: Normalisation
     indent: IndentMode | None = None
@@ -761,8 +757,7 @@ def _stale_similarity(a: str, b: str, shortest: int = 4) -> float:
     return bigram_similarity(ka, kb)
 
 
-@dataclass(frozen=True)
-class _StaleFit:
+class _StaleFit(NamedTuple):
     start: int
     score: float
     """Mean likeness of the non-blank context lines to the file lines in their places."""
@@ -1137,8 +1132,7 @@ def _place_contiguous(
 # -- partial context ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Fit:
+class _Fit(NamedTuple):
     pairs: tuple[tuple[int, int], ...]
     score: int
 

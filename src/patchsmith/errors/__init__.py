@@ -26,6 +26,8 @@ __all__ = [
     "PatchFailure",
     "PatchRefused",
     "PatchsmithError",
+    "invalid_arguments",
+    "refused",
 ]
 
 
@@ -241,6 +243,18 @@ class PatchRefused(PatchsmithError):
         self.failures = tuple(failures)
         summary = "; ".join(f"{f.code.value}: {f.message}" for f in self.failures[:3])
         super().__init__(summary or "patch refused")
+
+
+def refused(*failures: PatchFailure) -> PatchRefused:
+    """The exception a tool raises inside itself to answer with `failures` at its edge."""
+    return PatchRefused(failures)
+
+
+def invalid_arguments(
+    message: str, hint: str | None = None, file: str | None = None
+) -> PatchRefused:
+    """`refused` with one `invalid_arguments` failure: the call's arguments were wrong."""
+    return refused(PatchFailure(FailureCode.INVALID_ARGUMENTS, message, file=file, hint=hint))
 
 
 class PartialApplyError(PatchRefused):

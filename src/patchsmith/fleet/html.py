@@ -112,6 +112,19 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+RECIPE_COLUMNS = (
+    "repositories",
+    "repositories_matched",
+    "repositories_changed",
+    "files_scanned",
+    "files_matched",
+    "files_changed",
+    "matches",
+    "unchanged_matches",
+)
+"""The per-recipe counts, in the order the report's table shows them."""
+
+
 def recipe_counts(results: tuple[RepoResult, ...]) -> dict[str, dict[str, int]]:
     """Per recipe (from each repository's recipe report): repositories matched and changed,
     files scanned and matched, then files changed and matches changed in the repositories
@@ -122,22 +135,7 @@ def recipe_counts(results: tuple[RepoResult, ...]) -> dict[str, dict[str, int]]:
         recipe = report.get("recipe_id")
         if not isinstance(recipe, str):
             continue
-        row = table.setdefault(
-            recipe,
-            dict.fromkeys(
-                (
-                    "repositories",
-                    "repositories_matched",
-                    "repositories_changed",
-                    "files_scanned",
-                    "files_matched",
-                    "files_changed",
-                    "matches",
-                    "unchanged_matches",
-                ),
-                0,
-            ),
-        )
+        row = table.setdefault(recipe, dict.fromkeys(RECIPE_COLUMNS, 0))
         files = report.get("files")
         left = report.get("unchanged_matches")
         changed = result.status is FleetStatus.CHANGED
@@ -162,16 +160,7 @@ def _recipe_table(results: tuple[RepoResult, ...]) -> str:
     table = recipe_counts(results)
     if not table:
         return ""
-    columns = (
-        "repositories",
-        "repositories_matched",
-        "repositories_changed",
-        "files_scanned",
-        "files_matched",
-        "files_changed",
-        "matches",
-        "unchanged_matches",
-    )
+    columns = RECIPE_COLUMNS
     head = "".join(f"<th>{c.replace('_', ' ')}</th>" for c in columns)
     rows = "".join(
         f'<tr class="recipe" data-recipe="{escape(recipe)}"><td><code>{escape(recipe)}</code></td>'

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Fence", "fence_close", "fence_open", "info_path", "path_from_line"]
 
@@ -34,8 +34,7 @@ _BARE_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Fence:
+class Fence(NamedTuple):
     """An opening code fence: its character, its length and its info string."""
 
     char: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from patchsmith.formats import (
     apply_patch,
@@ -18,8 +18,7 @@ from patchsmith.formats.script import EditFormat, EditScript
 __all__ = ["FORMATS", "FormatParser", "format_named", "parser_for"]
 
 
-@dataclass(frozen=True)
-class FormatParser:
+class FormatParser(NamedTuple):
     """One format: a cheap content test and its parser."""
 
     format: EditFormat

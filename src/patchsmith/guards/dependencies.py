@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from posixpath import basename
+from typing import NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
@@ -42,8 +42,7 @@ class DependencyChangeKind(StrEnum):
     REVERSIONED = "re-versioned"
 
 
-@dataclass(frozen=True)
-class DependencyChange:
+class DependencyChange(NamedTuple):
     """One dependency added, removed or re-versioned in one manifest."""
 
     path: str

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
@@ -15,8 +15,7 @@ from patchsmith.runtime.diffstat import text_of
 __all__ = ["CodeOwners", "OwnershipGuard", "parse_codeowners"]
 
 
-@dataclass(frozen=True)
-class CodeOwners:
+class CodeOwners(NamedTuple):
     """The rules of one CODEOWNERS file, in file order (the last matching rule wins)."""
 
     rules: tuple[tuple[str, tuple[str, ...]], ...]

@@ -11,7 +11,6 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from patchsmith.engine.linediff import Opcode, line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
@@ -19,10 +18,14 @@ from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.diffstat import lines_of, text_of
 from patchsmith.runtime.excerpts import masked_excerpt
-from patchsmith.runtime.syntax import ParseProblems, Span, parse_problems, python_error
-
-if TYPE_CHECKING:
-    pass
+from patchsmith.runtime.syntax import (
+    ParseProblems,
+    Span,
+    changed_problems,
+    changed_python_error,
+    parse_problems,
+    python_error,
+)
 
 __all__ = ["SyntaxGuard", "syntax_failure"]
 
@@ -38,6 +41,10 @@ class SyntaxGuard(Guard):
     where its new problems are: refused when one starts in lines the change wrote,
     or elsewhere outside the old problems (carried to where the change moved them);
     see `_blamed_lines`. Other languages, deletions and binary content pass.
+    A text this process parsed before is not parsed whole again when it changes:
+    Python re-parses the statements around the edits (top-level ones, or a top-level
+    class's body statements), tree-sitter parses incrementally from the kept tree
+    (docs/decisions/0043); any doubt, and every refusal, is decided by a whole parse.
     Why: a hunk applied in the wrong place, or a truncated whole-file edit,
     usually leaves unbalanced brackets: caught here, before anything is written.
     A count of problems would refuse the right edit to a file that was already
@@ -68,7 +75,7 @@ class SyntaxGuard(Guard):
         if change.path.lower().endswith((".py", ".pyi")):
             # the interpreter's own parser decides; tree-sitter only arbitrates when the
             # old text fails too (e.g. syntax newer than this Python)
-            new_error = python_error(new)
+            new_error = changed_python_error(old, new)
             if new_error is None:
                 return None
             if old is None or python_error(old) is None:
@@ -76,7 +83,7 @@ class SyntaxGuard(Guard):
                 return self._with_new_text(
                     self.failure(change.path, f"{change.path}: {new_error}"), change.path, new, line
                 )
-        after = parse_problems(change.path, new)
+        after = changed_problems(change.path, old, new)
         if after is None or after.count == 0:
             return None
         before = parse_problems(change.path, old) if old is not None else ParseProblems()

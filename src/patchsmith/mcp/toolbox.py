@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from patchsmith.errors import FailureCode, PatchFailure, PatchRefused
+from patchsmith.errors import FailureCode, PatchFailure, PatchRefused, invalid_arguments, refused
 from patchsmith.formats.script import Action, EditFormat
 from patchsmith.mcp.arguments import (
     ApplyArgs,
@@ -157,18 +157,6 @@ class ToolSpec:
         }
 
 
-class _Refused(Exception):
-    """Raised inside a tool to answer with these failures (caught in `Toolbox.call`)."""
-
-    def __init__(self, *failures: PatchFailure) -> None:
-        super().__init__(failures[0].message if failures else "refused")
-        self.failures = failures
-
-
-def _invalid(message: str, hint: str | None = None, file: str | None = None) -> _Refused:
-    return _Refused(PatchFailure(FailureCode.INVALID_ARGUMENTS, message, file=file, hint=hint))
-
-
 class Toolbox:
     """The MCP tools bound to one workspace root and the policy it had when this was made."""
 
@@ -252,12 +240,10 @@ class Toolbox:
         if handler is None or name not in {spec.name for spec in self.tools()}:
             known = ", ".join(spec.name for spec in self.tools())
             return failed(
-                [_invalid(f"no tool named {name!r}", f"the tools are: {known}").failures[0]]
+                invalid_arguments(f"no tool named {name!r}", f"the tools are: {known}").failures
             )
         try:
             return handler(arguments or {})
-        except _Refused as refusal:
-            return failed(refusal.failures)
         except PatchRefused as refusal:
             return failed(refusal.failures)
 
@@ -268,7 +254,7 @@ class Toolbox:
             try:
                 parsed = model.model_validate(decode_json_strings(arguments, model))
             except ValidationError as exc:
-                raise _invalid(
+                raise invalid_arguments(
                     _problems(exc), "send the arguments the tool's schema names"
                 ) from None
             return tool(parsed)
@@ -280,7 +266,7 @@ class Toolbox:
     def _mapped(self, path: str) -> str:
         mapped = map_path(path, self._bases)
         if isinstance(mapped, PatchFailure):
-            raise _Refused(mapped)
+            raise refused(mapped)
         return mapped
 
     def _file(self, path: str) -> str:
@@ -288,7 +274,7 @@ class Toolbox:
         mapped = self._mapped(path)
         resolved = self._workspace.resolve(mapped)
         if isinstance(resolved, PatchFailure):
-            raise _Refused(resolved)
+            raise refused(resolved)
         return resolved
 
     # -- reading ------------------------------------------------------------------------------
@@ -297,7 +283,9 @@ class Toolbox:
         """A text file's sha256 and numbered lines: `view_range` (or start/end_line) for some."""
         relative = self._file(args.path)
         if args.view_range is not None and (args.start_line, args.end_line) != (None, None):
-            raise _invalid("send view_range or start_line/end_line, not both", file=relative)
+            raise invalid_arguments(
+                "send view_range or start_line/end_line, not both", file=relative
+            )
         start, end = args.view_range if args.view_range is not None else (None, None)
         return self._read(relative, args.start_line or start, args.end_line or end, args.max_chars)
 
@@ -306,20 +294,24 @@ class Toolbox:
     ) -> ToolResult:
         self._refuse_forbidden(relative)
         if start is not None and start < 1:
-            raise _invalid(f"the range starts at {start}; lines count from 1", file=relative)
+            raise invalid_arguments(
+                f"the range starts at {start}; lines count from 1", file=relative
+            )
         read = self._workspace.read(relative)
         if isinstance(read, PatchFailure):
-            raise _Refused(read)
+            raise refused(read)
         lines = read.text.splitlines(keepends=True)
         total = len(lines)
         first = start or 1
         last = total if end is None or end == -1 else min(end, total)
         if first > max(total, 1):
-            raise _invalid(
+            raise invalid_arguments(
                 f"line {first} is past the end: {relative} has {total} lines", file=relative
             )
         if end is not None and end != -1 and end < first:
-            raise _invalid(f"the range ends at {end}, before its start {first}", file=relative)
+            raise invalid_arguments(
+                f"the range ends at {end}, before its start {first}", file=relative
+            )
         shown = bounded_lines(lines, first, last, max_chars)
         shown_last = first + len(shown.lines) - 1
         content: dict[str, object] = {
@@ -345,7 +337,7 @@ class Toolbox:
         not handed to the model either, in clear or masked.
         """
         if self._forbidden(relative):
-            raise _Refused(
+            raise refused(
                 PatchFailure(
                     FailureCode.FORBIDDEN_PATH,
                     f"path is forbidden: {relative} (the policy keeps it from being read or "
@@ -377,7 +369,9 @@ class Toolbox:
             start, end = args.view_range if args.view_range is not None else (None, None)
             return self._read(self._file(mapped), start, end, args.max_chars)
         if args.view_range is not None:
-            raise _invalid("view_range is for files; this path is a directory", file=args.path)
+            raise invalid_arguments(
+                "view_range is for files; this path is a directory", file=args.path
+            )
         return self._listing(directory)
 
     def _directory(self, mapped: str) -> str | None:
@@ -387,7 +381,7 @@ class Toolbox:
             return ROOT
         resolved = self._workspace.resolve(stripped)
         if isinstance(resolved, PatchFailure):
-            raise _Refused(resolved)
+            raise refused(resolved)
         return resolved if self._workspace.disk_path(resolved).is_dir() else None
 
     def _listing(self, directory: str) -> ToolResult:
@@ -447,7 +441,7 @@ class Toolbox:
         """Insert text after line `insert_line` (0: at the top)."""
         text = args.new_str if args.new_str is not None else args.insert_text
         if text is None:
-            raise _invalid("insert needs new_str (or insert_text)", file=args.path)
+            raise invalid_arguments("insert needs new_str (or insert_text)", file=args.path)
         relative = self._file(args.path)
         call = {
             "command": "insert",
@@ -493,7 +487,7 @@ class Toolbox:
         # Strict-mode clients send every key, the unused ones null (dropped above).
         extra = sorted(set(given) - allowed)
         if extra:
-            raise _invalid(f"{args.command} takes no {', '.join(extra)}", file=args.path)
+            raise invalid_arguments(f"{args.command} takes no {', '.join(extra)}", file=args.path)
         # Each command is the tool of the same name.
         return self._handlers[args.command](given)
 
@@ -524,7 +518,7 @@ class Toolbox:
         key = self._workspace.canonical(relative, follow_final=True)
         snapshot = self.history.last(key)
         if snapshot is None:
-            raise _Refused(
+            raise refused(
                 PatchFailure(
                     FailureCode.RECORD_NOT_FOUND,
                     f"no edit of {relative} made through this server is left to undo",
@@ -642,11 +636,11 @@ class Toolbox:
         from patchsmith.codemod import Recipe, parse_recipe, run_recipe
 
         if (args.recipe is None) == (args.recipe_yaml is None):
-            raise _invalid("send exactly one of recipe (an id) and recipe_yaml (its text)")
+            raise invalid_arguments("send exactly one of recipe (an id) and recipe_yaml (its text)")
         source: str | Recipe
         if args.recipe is not None:
             if _looks_like_path(args.recipe):
-                raise _invalid(
+                raise invalid_arguments(
                     f"recipe {args.recipe!r} looks like a path; recipe takes an id",
                     "send a recipe file's text as recipe_yaml",
                 )
@@ -654,7 +648,7 @@ class Toolbox:
         else:
             parsed = parse_recipe(args.recipe_yaml or "", source="recipe_yaml")
             if isinstance(parsed, PatchFailure):
-                raise _Refused(parsed)
+                raise refused(parsed)
             source = parsed
         report = run_recipe(
             source,
@@ -674,9 +668,11 @@ class Toolbox:
         from patchsmith.verify.workflow import verify
 
         if isinstance(self.profiles, PatchFailure):
-            raise _Refused(self.profiles)
+            raise refused(self.profiles)
         if args.base is not None and args.base.startswith("-"):
-            raise _invalid(f"base {args.base!r} is not a revision", "send a commit or HEAD")
+            raise invalid_arguments(
+                f"base {args.base!r} is not a revision", "send a commit or HEAD"
+            )
         report = verify(
             self.root,
             args.profiles,
@@ -687,7 +683,7 @@ class Toolbox:
             in_copy=True,  # the tool is read-only: nothing a profile writes may land here
         )
         if report.errors:
-            raise _Refused(*report.errors)
+            raise refused(*report.errors)
         return ToolResult(report.to_json(), report.summary(), is_error=not report.passed)
 
     # -- the audit store ----------------------------------------------------------------------
@@ -801,8 +797,8 @@ def _recipe_progress(step: str, done: int, total: int) -> None:
     report(f"{step} ({done}/{total})")
 
 
-def _not_found(message: str, hint: str) -> _Refused:
-    return _Refused(PatchFailure(FailureCode.RECORD_NOT_FOUND, message, hint=hint))
+def _not_found(message: str, hint: str) -> PatchRefused:
+    return refused(PatchFailure(FailureCode.RECORD_NOT_FOUND, message, hint=hint))
 
 
 def _looks_like_path(name: str) -> bool:

@@ -22,9 +22,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "TEMP_PREFIX",
@@ -57,8 +57,7 @@ SYNCFS_MIN_PATHS = 16
 """From this many paths on, `sync_paths` flushes their filesystem once instead of each path."""
 
 
-@dataclass(frozen=True)
-class FileMeta:
+class FileMeta(NamedTuple):
     """What to carry from the file being replaced: owner, group and extended attributes."""
 
     uid: int
@@ -230,14 +229,16 @@ def write_atomically(
     *,
     temp_name: str | None = None,
     meta: FileMeta | None = None,
+    temp_dir: Path | None = None,
 ) -> None:
     """Replace `target` with `data` and permission bits `mode`, all or nothing.
 
-    The temp file is `temp_name` in the target's directory (it must not exist), or a
-    fresh random `.patchsmith-<hex>.tmp`. `meta` (the replaced file's owner, group
-    and xattrs) is carried over when given.
+    The temp file is `temp_name` in `temp_dir` (default: the target's directory; it must
+    not exist), or a fresh random `.patchsmith-<hex>.tmp`. `meta` (the replaced file's
+    owner, group and xattrs) is carried over when given. A `temp_dir` on another
+    filesystem fails with EXDEV, the temp file removed again.
     """
-    fd, temp = _open_temp(target.parent, temp_name)
+    fd, temp = _open_temp(temp_dir or target.parent, temp_name)
     try:
         try:
             _fill(fd, data, mode, meta)

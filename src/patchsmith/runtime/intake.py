@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
@@ -57,8 +57,7 @@ _GUESS_MAX_BYTES = 16 * 1024 * 1024
 _SKIP_DIRS = {".git", ".patchsmith", ".hg", ".svn", "__pycache__"}
 
 
-@dataclass(frozen=True)
-class FileOutcome:
+class FileOutcome(NamedTuple):
     """What the edits to one file amounted to."""
 
     path: str
@@ -71,8 +70,7 @@ class FileOutcome:
     placements: tuple[HunkPlacement, ...] = ()
 
 
-@dataclass(frozen=True)
-class StagePlan:
+class StagePlan(NamedTuple):
     """The per-file outcomes and every failure found while locating edits.
 
     `modes_in_place` names the files whose mode line asked for the mode they already
@@ -85,7 +83,7 @@ class StagePlan:
     warnings: tuple[ApplyWarning, ...] = ()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class _File:
     """One path's evolving state while the script is applied in memory."""
 
@@ -115,7 +113,7 @@ class _File:
             self.spans.then(spans)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
 class _Run:
     workspace: Workspace
     options: EngineOptions

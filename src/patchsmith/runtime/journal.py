@@ -18,6 +18,11 @@ content. Only then does it restore, and only the files that hold the new content
 file a person changed after the crash is never overwritten. A journal that fails any
 check is moved whole to `<state>/quarantine/` and reported; nothing is restored.
 Rolling back is idempotent: a crash during recovery is repaired by the next one.
+
+A single-file commit needs no journal (its rename is the commit): an existing file's
+new content is written to `.patchsmith-<id>-0.tmp` in the journal root and renamed over
+it, and a new file's beside it with an `<id>.pending` note naming it; recovery removes
+either leftover (docs/decisions/0044).
 """
 
 from __future__ import annotations
@@ -70,11 +75,13 @@ PACK_NAME = "backups.pack"
 PENDING_NAME = "pending"
 """In a journal folder of older versions: a single-file commit's note of the file it replaces."""
 PENDING_SUFFIX = ".pending"
-"""`<id>.pending` in the journal root: a single-file commit's note of the file it replaces
-(its temp file is beside that file; there is no manifest)."""
+"""`<id>.pending` in the journal root: a single-file commit's note of the file it makes (or
+replaces across filesystems); its temp file is beside that file; there is no manifest."""
 _FORMAT_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
 _ID = re.compile(r"[0-9a-f]{16}")
+_LEFT_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[0-9a-f]{16}-0\.tmp")
+"""A temp file a single-file commit made in the journal root (`journal_temp_name(id, 0)`)."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _MAX_MODE = 0o7777
@@ -487,9 +494,14 @@ def recover_journals(
     for directory in sorted(journal_root.iterdir()):
         entry = directory.lstat()
         if not stat.S_ISDIR(entry.st_mode):
-            note = stat.S_ISREG(entry.st_mode) and directory.name.endswith(PENDING_SUFFIX)
+            regular = stat.S_ISREG(entry.st_mode)
+            note = regular and directory.name.endswith(PENDING_SUFFIX)
             if note and restore:
                 _clean_pending(real_root, directory, directory.name[: -len(PENDING_SUFFIX)])
+                directory.unlink()
+                removed = True
+            elif regular and restore and _LEFT_TEMP.fullmatch(directory.name):
+                # a single-file commit's new content, never renamed into place
                 directory.unlink()
                 removed = True
             continue

@@ -28,6 +28,7 @@ __all__ = [
     "SandboxSpec",
     "bwrap_argv",
     "find_bwrap",
+    "interpreter_folders",
     "layers_supported",
     "sandbox_env",
     "sandbox_kind",
@@ -182,6 +183,8 @@ def bwrap_argv(
     ]
     if not spec.network:
         args.append("--unshare-net")
+    for folder in interpreter_folders():
+        args += ["--ro-bind", str(folder), str(folder)]
     # After the private /tmp, so a tree that lives under /tmp is bound back over it.
     for folder in spec.writable:
         args += ["--bind", str(folder), str(folder)]
@@ -194,6 +197,26 @@ def bwrap_argv(
         args += ["--ro-bind", str(source), str(target)]
     args += ["--chdir", str(cwd), "--", *argv]
     return args
+
+
+def interpreter_folders() -> tuple[Path, ...]:
+    """This interpreter's install and import folders that the private `/tmp` would hide.
+
+    A checkout and its virtualenv under `/tmp` (a CI job's clone) hold the interpreter a
+    profile runs (`sys.executable -m pytest`); without them the run cannot start and ends
+    `error`. They are bound back read-only, outermost folders only; nothing else of the
+    host's `/tmp` is.
+    """
+    tmp = Path(SANDBOX_TMP)
+    prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+    # Only absolute import folders: a relative entry ("" is the current directory) names
+    # wherever the caller stands, not the interpreter.
+    found: set[Path] = set()
+    for entry in prefixes | {e for e in sys.path if os.path.isabs(e)}:
+        for path in {Path(entry).absolute(), Path(entry).resolve()}:
+            if path != tmp and _within(path, tmp) and path.is_dir():
+                found.add(path)
+    return tuple(sorted(p for p in found if not any(o != p and _within(p, o) for o in found)))
 
 
 def sandbox_env(env: Mapping[str, str], spec: SandboxSpec) -> dict[str, str]:

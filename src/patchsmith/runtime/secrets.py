@@ -13,8 +13,8 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import cache
+from typing import Any, NamedTuple
 
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.diffstat import diff_stat
@@ -65,23 +65,29 @@ the rest made on the public corpus' added lines were such), and IPPublicDetector
 since an address is not a credential. See bench/secrets_false_positives.py.
 """
 
-_OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Private Key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("AWS Access Key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    (
-        "GitHub Token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
-    ),
-    ("Slack Token", re.compile(r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}")),
-    ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+_OWN_SOURCES: tuple[tuple[str, str], ...] = (
+    ("Private Key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("AWS Access Key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("GitHub Token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})\b"),
+    ("Slack Token", r"\bxox[abposr]-[0-9A-Za-z]+-[0-9A-Za-z-]{8,}"),
+    ("Google API Key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
 )
 
-_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p.pattern})" for _, p in _OWN_PATTERNS))
+# every added line is searched with this one; the patterns one by one only on a hit
+_ANY_OWN_PATTERN = re.compile("|".join(f"(?:{p})" for _, p in _OWN_SOURCES))
+
+
+@cache
+def _own_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((kind, re.compile(pattern)) for kind, pattern in _OWN_SOURCES)
+
+
 _ALLOWLIST_MARK = re.compile(r"pragma:\s*allowlist[ -]secret", re.IGNORECASE)
-_URL_CREDENTIALS = re.compile(r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)")
-_RESERVED_HOSTS = re.compile(
-    r"^(?:127\.0\.0\.1|localhost|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$",
-    re.IGNORECASE,
+# Patterns needed only for a flagged line are left to `re`'s cache: compiled on first use.
+_URL_CREDENTIALS = r"://[^\s:/@'\"]+:[^\s@'\"]*@([^\s/:'\"?#]+)"
+_RESERVED_HOSTS = (
+    r"(?i)^(?:127\.0\.0\.1|localhost"
+    r"|(?:[^.]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost))$"
 )
 # characters str.splitlines() breaks on (unidiff splits the diff with it); "\n" is already gone
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
@@ -90,8 +96,7 @@ _IS_INVALID_FILE = "detect_secrets.filters.common.is_invalid_file"
 _VERIFY = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
 
 
-@dataclass(frozen=True)
-class SecretFinding:
+class SecretFinding(NamedTuple):
     """A credential-shaped string in an added line (the value itself is never kept)."""
 
     file: str
@@ -117,7 +122,7 @@ def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFindi
     for number, text in lines:
         if not _ANY_OWN_PATTERN.search(text) or _ALLOWLIST_MARK.search(text):
             continue
-        for kind, pattern in _OWN_PATTERNS:
+        for kind, pattern in _own_patterns():
             if pattern.search(text):
                 findings.add(SecretFinding(path, number, kind))
     return sorted(findings, key=lambda f: (f.line, f.kind))
@@ -125,7 +130,7 @@ def _findings(path: str, lines: tuple[tuple[int, str], ...]) -> list[SecretFindi
 
 # A value worth hiding on a flagged line: a quoted string, a URL's user:password, or a
 # long run of token characters.
-_VALUE = re.compile(r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}")
+_VALUE = r"\"[^\"]{4,}\"|'[^']{4,}'|(?<=://)[^\s/@'\"]+@|[A-Za-z0-9+/=_\-.]{16,}"
 
 
 def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, str]:
@@ -139,8 +144,8 @@ def mask_secret_lines(path: str, lines: Sequence[tuple[int, str]]) -> dict[int, 
     masked: dict[int, str] = {}
     for finding in _findings(path, tuple(lines)):
         text = masked.get(finding.line, dict(lines)[finding.line])
-        hidden = _VALUE.sub(MASK, text)
-        for _, pattern in _OWN_PATTERNS:
+        hidden = re.sub(_VALUE, MASK, text)
+        for _, pattern in _own_patterns():
             hidden = pattern.sub(MASK, hidden)
         masked[finding.line] = hidden if hidden != text else MASK
     return masked
@@ -163,30 +168,31 @@ def secret_values(changes: Sequence[FileChange]) -> set[str]:
         for number, text in diff_stat(change).added:
             if in_key:
                 values.add(text.strip())
-                in_key = not _KEY_END.search(text)
+                in_key = not _key_end().search(text)
             if number not in flagged:
                 continue
-            values.update(m.group(0).strip("'\"@") for m in _VALUE.finditer(text))
-            for _, pattern in _OWN_PATTERNS:
+            values.update(m.group(0).strip("'\"@") for m in re.finditer(_VALUE, text))
+            for _, pattern in _own_patterns():
                 values.update(m.group(0) for m in pattern.finditer(text))
-            in_key = bool(_OWN_PATTERNS[0][1].search(text)) and not _KEY_END.search(text)
+            in_key = bool(_own_patterns()[0][1].search(text)) and not _key_end().search(text)
     return {value for value in values if len(value) >= 8}
 
 
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+@cache
+def _key_end() -> re.Pattern[str]:
+    return re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
 def _only_reserved_hosts(text: str) -> bool:
     # user:password@example.org in a test or a doc is an illustration, not a credential
-    hosts = _URL_CREDENTIALS.findall(text)
-    return bool(hosts) and all(_RESERVED_HOSTS.match(host) for host in hosts)
+    hosts = re.findall(_URL_CREDENTIALS, text)
+    return bool(hosts) and all(re.match(_RESERVED_HOSTS, host) for host in hosts)
 
 
 def _scan_with_detect_secrets(
     path: str, added: tuple[tuple[int, str], ...]
 ) -> list[tuple[int, str]]:
-    patterns = _plugin_patterns()
-    candidates = [(n, t) for n, t in added if any(p.search(t) for p in patterns)]
+    candidates = [(n, t) for n, t in added if _may_hold_secret(t)]
     if not candidates:
         return []
     from detect_secrets.core.secrets_collection import SecretsCollection
@@ -206,11 +212,129 @@ def _scan_with_detect_secrets(
     return [(secret.line_number, str(secret.type)) for _, secret in collection]
 
 
+def _may_hold_secret(text: str) -> bool:
+    """Whether a plugin's denylist pattern matches `text`: the prefilter's answer, exactly.
+
+    Every plugin in DETECT_SECRETS_PLUGINS reports only what its `denylist` finds, so a
+    line none of those patterns matches cannot yield a finding; skipping it up front
+    spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost. A
+    pattern is tried only when the line holds one of its needles (`_needles`: strings
+    every match contains), so a process compiles only the patterns its lines could
+    match, not all of them (compiling them all cost a cold `apply` ~4 ms).
+    """
+    prefilter = _prefilter()
+    folded = text.lower() if text.isascii() else None
+    for index, (needles, _, _) in enumerate(prefilter):
+        if folded is not None and needles and not any(n in folded for n in needles):
+            continue
+        if _denylist_pattern(index).search(text):
+            return True
+    return False
+
+
+@cache
+def _denylist_pattern(index: int) -> re.Pattern[str]:
+    _, pattern, flags = _prefilter()[index]
+    return re.compile(pattern, flags)
+
+
+@cache
+def _prefilter() -> tuple[tuple[tuple[str, ...], str, int], ...]:
+    """(needles, pattern, flags) of every denylist pattern, the needles from the cache.
+
+    Finding needles parses every pattern, which costs nearly what compiling them does;
+    so they are kept in the per-user cache beside the patterns, under the same key.
+    """
+    sources = _denylist_sources()
+    key = _plugins_key()
+    entry = None if key is None else key.replace("secret-denylists-", "secret-needles-", 1)
+    if entry is not None:
+        stored = load_entry(entry)
+        if (
+            isinstance(stored, list)
+            and len(stored) == len(sources)
+            and all(
+                isinstance(item, list) and all(isinstance(n, str) and n for n in item)
+                for item in stored
+            )
+        ):
+            return tuple(
+                (tuple(needles), pattern, flags)
+                for needles, (pattern, flags) in zip(stored, sources, strict=True)
+            )
+    found = [_needles(pattern, flags) for pattern, flags in sources]
+    if entry is not None:
+        store_entry(entry, [list(needles) for needles in found])
+    return tuple(
+        (needles, pattern, flags) for needles, (pattern, flags) in zip(found, sources, strict=True)
+    )
+
+
+def _needles(pattern: str, flags: int) -> tuple[str, ...]:
+    """Lower-case ASCII strings one of which every match of `pattern` holds; `()` if unknown.
+
+    Read from the parsed pattern: a run of literal characters in its top-level sequence,
+    or in a group or a repeat of at least one, or one such run from each alternative of a
+    branch. Compared with the lower-cased line, and only for an ASCII line: an ASCII
+    literal matches (with or without IGNORECASE) only ASCII characters equal to it
+    ignoring case; a non-ASCII literal (Kelvin sign, long s) could match an ASCII letter
+    under IGNORECASE, so it is never a needle.
+    """
+    import importlib
+
+    parser: Any = importlib.import_module("re._parser")  # private, but only read here
+    constants: Any = importlib.import_module("re._constants")
+    try:
+        parsed = parser.parse(pattern, flags)
+    except re.error:  # pragma: no cover - the plugins' patterns compile
+        return ()
+    required = _required(parsed, constants)
+    return tuple(sorted(required)) if required else ()
+
+
+def _required(sequence: Any, ops: Any) -> frozenset[str] | None:
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def consider(candidate: frozenset[str] | None) -> None:
+        nonlocal best
+        if candidate and (best is None or _selectivity(candidate) > _selectivity(best)):
+            best = candidate
+
+    for op, value in [*sequence, (None, None)]:
+        if op is ops.LITERAL and value < 128:
+            run.append(chr(value).lower())
+            continue
+        if run:
+            consider(frozenset({"".join(run)}))
+            run = []
+        if op is ops.SUBPATTERN:
+            consider(_required(value[3], ops))
+        elif op is getattr(ops, "ATOMIC_GROUP", object()):
+            consider(_required(value, ops))
+        elif op in _repeats(ops) and value[0] >= 1:
+            consider(_required(value[2], ops))
+        elif op is ops.BRANCH:
+            alternatives = [_required(branch, ops) for branch in value[1]]
+            if all(alternatives):
+                consider(frozenset().union(*(a for a in alternatives if a)))
+    return best
+
+
+def _repeats(ops: Any) -> tuple[Any, ...]:
+    names = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+    return tuple(getattr(ops, name) for name in names if hasattr(ops, name))
+
+
+def _selectivity(needles: frozenset[str]) -> tuple[int, int]:
+    # the shortest needle decides how often a line holds one; fewer needles, fewer checks
+    return min(len(n) for n in needles), -len(needles)
+
+
 @cache
 def _plugin_patterns() -> tuple[re.Pattern[str], ...]:
-    # Every plugin in DETECT_SECRETS_PLUGINS reports only what its `denylist` finds, so a
-    # line none of those patterns matches cannot yield a finding; skipping it up front
-    # spares detect-secrets' per-line, per-plugin dispatch, which dominates its cost.
+    # All the denylist patterns in one alternation (no longer on the scan's path: see
+    # `_may_hold_secret`), kept as the reference the needles are tested against.
     by_flags: dict[int, list[str]] = {}
     for pattern, flags in _denylist_sources():
         by_flags.setdefault(flags, []).append(pattern)

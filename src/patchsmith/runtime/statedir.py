@@ -122,8 +122,9 @@ def ensure_state_dir(real_root: Path) -> Path:
 
 def prepare_state_dir(directory: Path) -> Path:
     """Make (or check) the state directory `directory`, with its `.gitignore`."""
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    ensure_subdir(directory)
+    if check_entry(directory, directory=True) is None:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        ensure_subdir(directory)
     ignore = directory / ".gitignore"
     # A file, or a link that O_EXCL refused to follow: either way, leave it.
     with contextlib.suppress(FileExistsError):

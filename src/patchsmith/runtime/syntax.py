@@ -9,20 +9,26 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from posixpath import splitext
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from patchsmith.engine.textedits import text_edits
+from patchsmith.runtime.pyregion import Outline, outline_of, region_outline
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
 __all__ = [
     "LANGUAGES",
     "ParseProblems",
+    "changed_problems",
+    "changed_python_error",
     "forget_verdicts",
     "language_for",
     "parse_problems",
@@ -113,11 +119,58 @@ class _Verdicts:
 _UNKNOWN = object()
 _VERDICTS = _Verdicts()
 
+_T = TypeVar("_T")
+
+
+class _Kept(Generic[_T]):
+    """The most recently used values, as many as fit `count` and a total `weight`
+    (safe to share between threads: a server may judge changes concurrently)."""
+
+    def __init__(self, count: int, weight: int) -> None:
+        self.count, self.weight = count, weight
+        self._known: OrderedDict[tuple[str, bytes], tuple[_T, int]] = OrderedDict()
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, bytes]) -> _T | None:
+        with self._lock:
+            found = self._known.get(key)
+            if found is None:
+                return None
+            self._known.move_to_end(key)
+            return found[0]
+
+    def put(self, key: tuple[str, bytes], value: _T, weight: int) -> None:
+        if weight > self.weight:
+            return  # never kept: it would push out everything else
+        with self._lock:
+            old = self._known.pop(key, None)
+            if old is not None:
+                self._total -= old[1]
+            self._known[key] = (value, weight)
+            self._total += weight
+            while len(self._known) > self.count or self._total > self.weight:
+                self._total -= self._known.popitem(last=False)[1][1]
+
+
+TREE_BYTES = 4 << 20
+"""Source bytes whose tree-sitter trees are kept for incremental parsing (a tree takes
+about 16 bytes of memory per byte of source: 4 MiB of source, some 64 MiB)."""
+OUTLINE_CUTS = 1 << 21
+"""Cuts of Python outlines kept (`runtime.pyregion`, class bodies' included): a few
+lines of source each."""
+
+_TREES: _Kept[Tree] = _Kept(16, TREE_BYTES)
+_OUTLINES: _Kept[Outline] = _Kept(64, OUTLINE_CUTS)
+
 
 def forget_verdicts() -> None:
-    """Drop every cached parse verdict (benchmarks timing a cold parse; memory)."""
-    global _VERDICTS
+    """Drop every cached parse verdict, tree and outline (benchmarks timing a cold parse;
+    memory)."""
+    global _VERDICTS, _TREES, _OUTLINES
     _VERDICTS = _Verdicts()
+    _TREES = _Kept(16, TREE_BYTES)
+    _OUTLINES = _Kept(64, OUTLINE_CUTS)
 
 
 def _digest(data: bytes) -> bytes:
@@ -162,7 +215,64 @@ def _parsed(parser: Parser, data: bytes, key: tuple[str, bytes]) -> tuple[Node, 
         errors, missing, lines, spans = _count(tree.root_node)
         problems = ParseProblems(errors, missing, lines[0] if lines else None, lines, spans)
     _VERDICTS.put(key, problems)
+    _TREES.put(key, tree, len(data))
     return tree.root_node, problems
+
+
+def changed_problems(path: str, old: str | None, new: str) -> ParseProblems | None:
+    """`parse_problems(path, new)`, with the old text's tree reused when it is kept.
+
+    When this process parsed `old` (as the new text of an earlier change, say), its tree
+    is edited where `new` differs and `new` is parsed incrementally. An incremental parse
+    with no ERROR or MISSING node is the verdict (no problem); one with problems is set
+    aside and `new` parsed afresh, so that every problem reported is a fresh parse's.
+    """
+    grammar = language_for(path)
+    parser = _parser(grammar) if grammar is not None else None
+    if parser is None or grammar is None:
+        return None
+    name = grammar[0] + "." + grammar[1]
+    data = new.encode("utf-8", "surrogatepass")
+    key = (name, _digest(data))
+    known = _VERDICTS.get(key)
+    if isinstance(known, ParseProblems):
+        return known
+    if old is not None:
+        old_data = old.encode("utf-8", "surrogatepass")
+        before = _TREES.get((name, _digest(old_data)))
+        if before is not None:
+            tree = parser.parse(data, _edited(before, old_data, data))
+            if not tree.root_node.has_error:
+                problems = ParseProblems()
+                _VERDICTS.put(key, problems)
+                _TREES.put(key, tree, len(data))
+                return problems
+    return _parsed(parser, data, key)[1]
+
+
+def _edited(tree: Tree, old: bytes, new: bytes) -> Tree:
+    """A copy of `tree` (of `old`) told where `new` differs, for an incremental parse."""
+    edits: list[tuple[int, int, int, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
+    row, at = 0, 0  # the row of byte `at` of `old`
+    for edit in text_edits(old, new):
+        row += old.count(b"\n", at, edit.old_start)
+        at = edit.old_start
+        start = (row, edit.old_start - old.rfind(b"\n", 0, edit.old_start) - 1)
+        end_row = row + old.count(b"\n", edit.old_start, edit.old_end)
+        end = (end_row, edit.old_end - old.rfind(b"\n", 0, edit.old_end) - 1)
+        written = new[edit.new_start : edit.new_end]
+        breaks = written.count(b"\n")
+        if breaks:
+            new_end = (row + breaks, len(written) - written.rfind(b"\n") - 1)
+        else:
+            new_end = (row, start[1] + len(written))
+        edits.append(
+            (edit.old_start, edit.old_end, edit.old_start + len(written), start, end, new_end)
+        )
+    copy = tree.copy()
+    for edit_args in reversed(edits):  # the last first: earlier positions stay as they were
+        copy.edit(*edit_args)
+    return copy
 
 
 def python_error(text: str) -> str | None:
@@ -176,16 +286,60 @@ def python_error(text: str) -> str | None:
     return error
 
 
+REGION_SHARE = 2
+"""The region check re-parses at most 1/REGION_SHARE of a file; a bigger change is parsed whole."""
+
+
+def changed_python_error(old: str | None, new: str) -> str | None:
+    """`python_error(new)`, re-parsing only the statements the change touched when it can.
+
+    When this process parsed `old` and it was valid Python, its outline (where its
+    top-level statements, and those of its top-level classes' bodies, end) is kept: the
+    new text is valid when the rows between the cuts around each edit parse on their own
+    (`runtime.pyregion`; docs/decisions/0043). Anything else, a failing region
+    included, is decided by parsing all of `new`, so an error's message is always the
+    whole file's.
+    """
+    data = new.encode("utf-8", "surrogatepass")
+    key = ("python", _digest(data))
+    known = _VERDICTS.get(key)
+    if known is None or isinstance(known, str):
+        return known
+    if old is not None:
+        outline = _OUTLINES.get(("python", _digest(old.encode("utf-8", "surrogatepass"))))
+        if outline is not None:
+            edits = text_edits(old, new)
+            found = region_outline(outline, old, new, edits, len(new) // REGION_SHARE)
+            if found is not None:
+                _VERDICTS.put(key, None)
+                _OUTLINES.put(key, found, found.size)
+                return None
+    parsed = _ast_module(new)
+    if isinstance(parsed, str):
+        _VERDICTS.put(key, parsed)
+        return parsed
+    _VERDICTS.put(key, None)
+    outline = outline_of(parsed, new)
+    if outline is not None:
+        _OUTLINES.put(key, outline, outline.size)
+    return None
+
+
 def _python_error(text: str) -> str | None:
+    parsed = _ast_module(text)
+    return parsed if isinstance(parsed, str) else None
+
+
+def _ast_module(text: str) -> ast.Module | str:
+    """`text`'s module, or why `ast` cannot read it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escapes and the like are not our business
         try:
-            ast.parse(text)
+            return ast.parse(text)
         except SyntaxError as exc:
             return f"line {exc.lineno}: {exc.msg}"
         except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
             return str(exc) or type(exc).__name__
-    return None
 
 
 def _count(root: Node) -> tuple[int, int, tuple[int, ...], tuple[Span, ...]]:

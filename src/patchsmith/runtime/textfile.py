@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
 
@@ -42,8 +42,7 @@ _BOMS: tuple[tuple[bytes, TextEncoding], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class TextFile:
+class TextFile(NamedTuple):
     """A decoded text file: `bom + text.encode(encoding) == raw` always holds."""
 
     path: str

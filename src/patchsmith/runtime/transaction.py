@@ -12,21 +12,23 @@ symlinks themselves are never deleted or moved.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from patchsmith.engine.linespans import LineSpan
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.atomic import (
+    FileMeta,
     current_umask,
     fsync_directory,
     holds_regular,
@@ -105,8 +107,7 @@ def _no_step(_name: str) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class _Current:
+class _Current(NamedTuple):
     """A source file's bytes, mode and text (`None` when binary), read while staging."""
 
     raw: bytes
@@ -168,6 +169,30 @@ def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool
     if change.action in (Action.CREATE, Action.DELETE):
         return workspace.disk_path(change.path).parent.is_dir()
     return False
+
+
+def _replaced_from(
+    journal_root: Path, target: Path, data: bytes, mode: int, meta: FileMeta
+) -> bool:
+    """Replace the existing file `target` through a temp file made in `journal_root` (one
+    file made, no note needed); False, with nothing left behind, when the two are on
+    different filesystems."""
+    from patchsmith.runtime.journal import journal_temp_name, new_journal_id
+
+    try:
+        write_atomically(
+            target,
+            data,
+            mode,
+            temp_name=journal_temp_name(new_journal_id(), 0),
+            meta=meta,
+            temp_dir=journal_root,
+        )
+    except OSError as exc:
+        if exc.errno == errno.EXDEV:
+            return False
+        raise
+    return True
 
 
 def _parents(relative: str) -> list[str]:
@@ -557,8 +582,10 @@ class Transaction:
     ) -> PatchFailure | None:
         """One file replaced in place: the rename is the commit, so no journal is needed.
 
-        Only a note of where the temp file goes is kept, so that a crash's leftover
-        temp file is removed by the next recovery.
+        An existing file's new content is written to a temp file in the journal directory
+        and renamed over it: a crash's leftover temp file is where the next recovery looks.
+        A new file, or a target on another filesystem than the state directory, gets its
+        temp file beside it and a note of where that is, for the same recovery.
         """
         from patchsmith.runtime.journal import journal_temp_name, open_pending
 
@@ -569,15 +596,21 @@ class Transaction:
                 target.unlink()
             else:
                 meta = None if change.old_path is None else meta_of(fresh[change.old_path], target)
-                pending_id, note = open_pending(self._workspace.ensure_journal_root(), change.path)
-                write_atomically(
-                    target,
-                    change.new_bytes,
-                    change.new_mode,
-                    temp_name=journal_temp_name(pending_id, 0),
-                    meta=meta,
-                )
-                note.unlink()
+                journal_root = self._workspace.ensure_journal_root()
+                if meta is None or not _replaced_from(
+                    journal_root, target, change.new_bytes, change.new_mode, meta
+                ):
+                    # A new file takes its folder's defaults (ACLs, labels) by being made
+                    # there; a rename across filesystems is not possible.
+                    pending_id, note = open_pending(journal_root, change.path)
+                    write_atomically(
+                        target,
+                        change.new_bytes,
+                        change.new_mode,
+                        temp_name=journal_temp_name(pending_id, 0),
+                        meta=meta,
+                    )
+                    note.unlink()
             step("sync directories")
             fsync_directory(target.parent)
         except StateDirUnsafe as exc:

@@ -16,9 +16,8 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.runtime.atomic import read_regular
@@ -41,10 +40,12 @@ if TYPE_CHECKING:
 __all__ = ["RawFile", "Workspace", "os_failure"]
 
 _MAX_SUGGESTIONS = 3
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True)
-class RawFile:
+class RawFile(NamedTuple):
     """A regular file's bytes and permission bits, read through the workspace."""
 
     path: str
@@ -104,6 +105,28 @@ def _same_file(fd: int, path: Path) -> bool:
         return False
     opened = os.fstat(fd)
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def _has_entries(directory: Path) -> bool:
+    """Whether the journal directory `directory` needs the locked recovery: it exists and
+    is anything but an empty real directory of this user's (a link, a file or a foreign
+    owner counts, so that the recovery judges and reports it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        geteuid = getattr(os, "geteuid", None)
+        if geteuid is not None and os.fstat(fd).st_uid != geteuid():
+            return True
+        with os.scandir(fd) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 class Workspace:
@@ -315,7 +338,9 @@ class Workspace:
         return _recovery_warnings(result)
 
     def _recover(self, *, restore: bool) -> None:
-        if not os.path.lexists(self.journal_root):
+        if not _has_entries(self.journal_root):
+            # Nothing left over: no lock to take. A journal written after this look is a
+            # commit in progress, which every commit recovers under the lock anyway.
             return
         try:
             with self.lock():

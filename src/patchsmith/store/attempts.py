@@ -49,8 +49,8 @@ def insert(conn: sqlite3.Connection, rec: AttemptRecord) -> str:
 
     Raises `ValueError` if a record with the same id exists.
     """
-    attempt_id = rec.id or fresh_id(conn)
-    if conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone():
+    attempt_id = rec.id or fresh_id(conn)  # a fresh id is one no record has
+    if rec.id and conn.execute("SELECT 1 FROM attempts WHERE id = ?", (attempt_id,)).fetchone():
         raise ValueError(f"attempt {attempt_id} is already recorded")
     conn.execute(
         f"INSERT INTO attempts ({', '.join(_ATTEMPT_COLUMNS)})"

@@ -14,6 +14,7 @@ UNIQUE_ID_PREFIX = 8
 """`a-` and the next six characters name one attempt of a store, always."""
 
 _ID_TRIES = 64
+_LAST_CODE_POINT = "\U0010ffff"
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -43,9 +44,12 @@ def fresh_id(conn: sqlite3.Connection) -> str:
     """
     for _ in range(_ID_TRIES):
         candidate = new_attempt_id()
+        prefix = candidate[:UNIQUE_ID_PREFIX]
+        # A range on the primary key (one index probe, not a scan of every id): every
+        # text starting with `prefix` sorts between it and `prefix` + the last code point.
         clash = conn.execute(
-            "SELECT 1 FROM attempts WHERE substr(id, 1, ?) = ? LIMIT 1",
-            (UNIQUE_ID_PREFIX, candidate[:UNIQUE_ID_PREFIX]),
+            "SELECT 1 FROM attempts WHERE id >= ? AND id < ? LIMIT 1",
+            (prefix, prefix + _LAST_CODE_POINT),
         ).fetchone()
         if clash is None:
             return candidate

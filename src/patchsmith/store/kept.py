@@ -11,11 +11,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchsmith.runtime.statedir import check_entry
 from patchsmith.store.connection import connect
 from patchsmith.store.errors import mapped_errors
 from patchsmith.store.layout import DB_FILE_NAME
 
-__all__ = ["SHARED_PER_THREAD", "close_shared", "is_kept_open", "keep_open", "shared_connection"]
+__all__ = [
+    "SHARED_PER_THREAD",
+    "close_shared",
+    "is_kept_open",
+    "keep_open",
+    "shared_connection",
+    "still_kept",
+]
 
 SHARED_PER_THREAD = 4
 """Stores one thread keeps open through `Store.shared` (the least recently used is closed)."""
@@ -58,6 +66,30 @@ def _kept_stores() -> dict[Path, _Kept]:
 def _file_id(path: Path) -> tuple[int, int]:
     info = os.stat(path)
     return info.st_dev, info.st_ino
+
+
+def still_kept(state_dir: Path) -> sqlite3.Connection | None:
+    """This thread's kept connection to the store in `state_dir` when it may be used as it
+    is: the state directory is still a real directory of this user's and the database file
+    is still the one the connection holds open; else `None` (the caller checks and opens).
+
+    SQLite holds the database, its log and its shared-memory file open for as long as the
+    connection lives, so a link planted at one of their names is never followed by it: only
+    a new connection needs `check_state_dir`'s look at each name.
+    """
+    kept = _kept_stores()
+    found = kept.get(state_dir)
+    if found is None:
+        return None
+    try:
+        check_entry(state_dir, directory=True)
+        current = _file_id(state_dir / DB_FILE_NAME)
+    except OSError:  # unsafe or gone: the full check says why
+        return None
+    if current != found.file_id:
+        return None
+    kept[state_dir] = kept.pop(state_dir)  # most recently used last
+    return found.conn
 
 
 def shared_connection(state_dir: Path) -> sqlite3.Connection:

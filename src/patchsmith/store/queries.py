@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from patchsmith.formats.script import Action
 from patchsmith.store import attempts
 from patchsmith.store.ids import ID_PREFIX
 from patchsmith.store.records import AttemptRecord, AttemptStatus, FileRecord
@@ -17,6 +18,7 @@ __all__ = [
     "newest",
     "newest_applied",
     "of_run",
+    "still_applied_id",
     "still_there",
 ]
 
@@ -84,6 +86,35 @@ def newest_applied(
         if keep(rec):
             return rec
     return None
+
+
+def still_applied_id(
+    conn: sqlite3.Connection, proposal_id: str, current_sha256: Callable[[str], str | None]
+) -> str | None:
+    """The id of the newest applied attempt of `proposal_id` whose files are all still as
+    it left them (see `still_there`); one indexed query reads every candidate's files, and
+    an attempt that wrote no file is never one."""
+    rows = conn.execute(
+        "SELECT a.id, f.path, f.after_sha256, f.old_path FROM attempts AS a"
+        " JOIN attempt_files AS f ON f.attempt_id = a.id"
+        " WHERE a.proposal_id = ? AND a.status = ?"
+        " ORDER BY a.created_at DESC, a.id DESC, f.seq",
+        (proposal_id, AttemptStatus.APPLIED.value),
+    ).fetchall()
+    hashes: dict[str, str | None] = {}
+
+    def current(path: str) -> str | None:  # each path read once, however many candidates
+        if path not in hashes:
+            hashes[path] = current_sha256(path)
+        return hashes[path]
+
+    candidates: dict[str, bool] = {}
+    for attempt_id, path, after, old_path in rows:
+        ok = candidates.get(attempt_id, True)
+        if ok:
+            record = FileRecord(path, Action.UPDATE, None, after, old_path)
+            candidates[attempt_id] = still_there(record, current)
+    return next((attempt_id for attempt_id, ok in candidates.items() if ok), None)
 
 
 def still_there(record: FileRecord, current_sha256: Callable[[str], str | None]) -> bool:

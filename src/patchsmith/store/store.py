@@ -22,7 +22,7 @@ from types import TracebackType
 from patchsmith.store import attempts, judgements, queries, runs
 from patchsmith.store.connection import connect
 from patchsmith.store.errors import mapped_errors
-from patchsmith.store.kept import close_shared, is_kept_open, shared_connection
+from patchsmith.store.kept import close_shared, is_kept_open, shared_connection, still_kept
 from patchsmith.store.layout import DB_FILE_NAME, check_state_dir
 from patchsmith.store.queries import MAX_LIST_LIMIT
 from patchsmith.store.records import AttemptRecord
@@ -54,14 +54,18 @@ class Store:
         """The store in `state_dir` on a connection this thread keeps open between calls.
 
         For callers that use a store again and again (`apply` reads it, then records; a
-        server or an agent loop records attempt after attempt): each use checks the state
-        directory as `open` does and that the database file is still the one the
-        connection has open, instead of opening, configuring and migrating SQLite and
-        checkpointing its log on close. Closing the returned store (or leaving its `with`)
+        server or an agent loop records attempt after attempt): each use checks that the
+        state directory is still a real directory of this user's and that the database file
+        is still the one the connection has open (else it checks as `open` does and opens
+        anew), instead of opening, configuring and migrating SQLite and checkpointing its
+        log on close. Closing the returned store (or leaving its `with`)
         keeps the connection; `close_shared()` closes this thread's.
         """
-        check_state_dir(state_dir)
-        return cls(shared_connection(state_dir), state_dir, kept=True)
+        conn = still_kept(state_dir)
+        if conn is None:
+            check_state_dir(state_dir)
+            conn = shared_connection(state_dir)
+        return cls(conn, state_dir, kept=True)
 
     @staticmethod
     def close_shared() -> None:
@@ -157,15 +161,16 @@ class Store:
         must still be gone. For callers that cannot name the files up front (a patch
         whose file path is inferred).
         """
+        if self._conn is None:
+            raise RuntimeError("the store is closed")
+        # One statement reads consistently on its own: no transaction around the lookup,
+        # which finds nothing for nearly every reply.
+        with mapped_errors("cannot read the store"):
+            found = queries.still_applied_id(self._conn, proposal_id, current_sha256)
+        if found is None:
+            return None
         with self._reading() as conn:
-            return queries.newest_applied(
-                conn,
-                proposal_id,
-                lambda rec: (
-                    bool(rec.files)
-                    and all(queries.still_there(f, current_sha256) for f in rec.files)
-                ),
-            )
+            return attempts.load(conn, found)
 
     def run_attempts(self, run_id: str, *, checks: bool = True) -> list[AttemptRecord]:
         """Every attempt recorded under `run_id`, oldest first; without `checks`, the dry

@@ -59,7 +59,7 @@ def verify(
     changed_paths: Sequence[str] | None = None,
     profile_set: ProfileSet | None = None,
     trust: bool | None = None,
-    in_copy: bool = False,
+    in_copy: bool = True,
 ) -> VerifyReport:
     """Run `profiles` (all the workspace's when empty) on the tree at `root`.
 
@@ -70,9 +70,11 @@ def verify(
     changed since `base`), then the whole profile when `full` is true or no test was
     targeted. The profiles are the repository's programs: they run only when it is
     trusted (`trust`: true for this call, `None` asks the trust store; else
-    UNTRUSTED_REPOSITORY and nothing runs). With `in_copy` the profiles run in a
-    private copy of the tree, so nothing they write (`__pycache__/`, tool caches) lands
-    in the workspace. Never raises for bad input: problems are `VerifyReport.errors`.
+    UNTRUSTED_REPOSITORY and nothing runs). With `in_copy` (the default) the profiles
+    run in a private copy of the tree, so nothing they write (`__pycache__/`, tool
+    caches, a file by absolute path without bwrap) lands in the workspace unnoticed;
+    `in_copy=False` runs them in the workspace itself. Never raises for bad input:
+    problems are `VerifyReport.errors`.
     """
     workspace = Path(root)
     if not workspace.is_dir():
