@@ -139,20 +139,18 @@ class TestRegularFiles:
 
 class TestReadWithoutBytes:
     def test_bytes_read_again_and_checked_by_hash(self, tmp_path: Path) -> None:
-        from dataclasses import replace
 
         (tmp_path / "f.txt").write_text(SOURCE)
         workspace = Workspace(tmp_path)
         read = workspace.read("f.txt")
         assert isinstance(read, TextFile)
         with Transaction(workspace) as transaction:
-            assert transaction.update("f.txt", "x\n", read=replace(read, raw=b"")) is None
+            assert transaction.update("f.txt", "x\n", read=read._replace(raw=b"")) is None
             (change,) = transaction.changes
         assert change.old_bytes == SOURCE.encode()
         assert change.old_text is read.text  # the caller's text, not decoded again
 
     def test_changed_bytes_are_decoded_again(self, tmp_path: Path) -> None:
-        from dataclasses import replace
 
         (tmp_path / "f.txt").write_text(SOURCE)
         workspace = Workspace(tmp_path)
@@ -161,6 +159,6 @@ class TestReadWithoutBytes:
         changed = SOURCE.replace("line 1\n", "LINE 1\n")
         (tmp_path / "f.txt").write_text(changed)
         with Transaction(workspace) as transaction:
-            assert transaction.update("f.txt", "x\n", read=replace(read, raw=b"")) is None
+            assert transaction.update("f.txt", "x\n", read=read._replace(raw=b"")) is None
             (change,) = transaction.changes
         assert (change.old_bytes, change.old_text) == (changed.encode(), changed)

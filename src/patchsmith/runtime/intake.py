@@ -323,7 +323,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         # Kept without its bytes while the text is edited (a big file's bytes would
         # otherwise sit beside its text, its lines and the new text); the transaction reads
         # them again and checks them against `sha256`.
-        original = replace(read, raw=b"")
+        original = read._replace(raw=b"")
     elif run.workspace.disk_path(resolved).is_dir():
         run.fail(
             PatchFailure(

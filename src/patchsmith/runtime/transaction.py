@@ -324,7 +324,7 @@ class Transaction:
                 return None
             if hashlib.sha256(raw.raw).hexdigest() != read.sha256:
                 return None
-            return replace(read, raw=raw.raw), raw.links
+            return read._replace(raw=raw.raw), raw.links
         if info.st_size != len(read.raw):
             return None
         return read, info.st_nlink
