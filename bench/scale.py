@@ -166,6 +166,11 @@ def _fmt_lines(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1_000}k"
 
 
+def _times_file(cell: Cell) -> str:
+    """The peak memory as a multiple of the file's size (the target is at most 4×)."""
+    return f"{cell.peak_mb / cell.file_mb:.1f}× file" if cell.file_mb > 0 else "–"
+
+
 def _ratio(a: float, b: float) -> str:
     return f"×{b / a:.1f}" if a > 0 else "–"
 
@@ -206,7 +211,8 @@ def tables(
         f"{platform.system()} {platform.machine()}, Python {platform.python_version()}.",
         "",
         "Seconds of one `apply()` call (every guard, durable commit, audit record), then the "
-        "MB it allocated at its peak (`tracemalloc`):",
+        "MB it allocated at its peak (`tracemalloc`) and that peak as a multiple of the file's "
+        "size:",
         "",
         "| lines (file MB) | " + " | ".join(f"{h} hunks" for h in hunks_axis) + " |",
         "| --- | " + " | ".join("---:" for _ in hunks_axis) + " |",
@@ -216,7 +222,11 @@ def tables(
         row = [f"{_fmt_lines(n)} ({file_mb:.1f})"]
         for h in hunks_axis:
             cell = cells.get((n, h))
-            row.append("–" if cell is None else f"{cell.seconds:.3f} s / {cell.peak_mb:.1f} MB")
+            row.append(
+                "–"
+                if cell is None
+                else f"{cell.seconds:.3f} s / {cell.peak_mb:.1f} MB ({_times_file(cell)})"
+            )
         out.append("| " + " | ".join(row) + " |")
     out += [
         "",
@@ -293,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
                 "skipped (hunks would overlap)"
                 if cell is None
                 else (
-                    f"{cell.seconds:.3f} s, {cell.peak_mb:.1f} MB, reply {cell.reply_mb:.1f} MB, "
-                    f"{cell.real_hunks} hunks"
+                    f"{cell.seconds:.3f} s, {cell.peak_mb:.1f} MB ({_times_file(cell)}), "
+                    f"reply {cell.reply_mb:.1f} MB, {cell.real_hunks} hunks"
                 )
             )
             print(f"{_fmt_lines(lines):>4} lines × {hunks:>4} hunks: {shown}", flush=True)

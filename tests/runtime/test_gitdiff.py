@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.workspace_snapshot import make_tree, snapshot_tree
 
+from patchsmith.engine.linespans import LineSpan, SpanLog
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import diff_stat, lines_of
 from patchsmith.runtime.gitdiff import render_git_diff, render_git_diff_bytes
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -289,3 +292,76 @@ class TestTextRendering:
         assert " café\n-line2\n+line 2\n" in text
         text.encode("utf-8")  # no surrogate escapes left
         assert b"caf\xe9" in render_git_diff_bytes(txn.changes)
+
+
+@st.composite
+def _span_edits(draw: st.DrawFn) -> tuple[str, str, tuple[LineSpan, ...]]:
+    """A file of up to 120 lines edited in a few random places, and the engine-style log."""
+    pool = st.sampled_from(["a", "b", "", " x", "é", "a\r", "}"])
+    old = draw(st.lists(pool, max_size=120))
+    current = list(old)
+    log = SpanLog()
+    for _ in range(draw(st.integers(1, 5))):
+        start = draw(st.integers(0, len(current)))
+        stop = draw(st.integers(start, min(start + 3, len(current))))
+        added = draw(st.lists(st.sampled_from(["new", "a", "", "ü"]), max_size=3))
+        current[start:stop] = added
+        log.edit(start, stop, len(added))
+    old_text = "\n".join(old) + ("\n" if old and draw(st.booleans()) else "")
+    new_text = "\n".join(current) + ("\n" if current and draw(st.booleans()) else "")
+    if draw(st.booleans()):
+        # A missing or added final newline changes the last line: the log must say so.
+        log.edit(max(len(current) - 1, 0), len(current), len(current[-1:]))
+    return old_text, new_text, log.spans
+
+
+@needs_git
+class TestSpansReplay:
+    """The diff rendered from the engine's spans (aligning only inside them) replays."""
+
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(case=_span_edits(), wrong=st.booleans())
+    def test_diff_from_spans_replays_with_git_apply(
+        self, tmp_path: Path, case: tuple[str, str, tuple[LineSpan, ...]], wrong: bool
+    ) -> None:
+        old_text, new_text, spans = case
+        if wrong:
+            spans = (LineSpan(0, 0, 0, 0),)  # says nothing changed: the whole text is aligned
+        change = replace(
+            _update("f.txt", old_text.encode(), new_text.encode()),
+            old_text=old_text,
+            new_text=new_text,
+            line_spans=spans,
+        )
+        patch = render_git_diff_bytes([change])
+        if old_text == new_text:
+            assert patch == b""
+            return
+        case_dir = tmp_path / f"case{abs(hash((old_text, new_text, spans)))}"
+        shutil.rmtree(case_dir, ignore_errors=True)
+        make_tree(case_dir, {"f.txt": old_text.encode()})
+        _git(case_dir, "init", "-q")
+        _git(case_dir, "apply", "--whitespace=nowarn", "-", stdin=patch)
+        assert new_text.encode() == (case_dir / "f.txt").read_bytes()
+        stat = diff_stat(change)
+        grown = len(lines_of(new_text)) - len(lines_of(old_text))
+        assert grown == len(stat.added) - stat.removed
+        assert all(new_text.split("\n")[n - 1] == text for n, text in stat.added)
+
+    def test_spans_of_a_big_file_give_the_full_diff(self, tmp_path: Path) -> None:
+        old = "".join(f"row {n}\n" for n in range(20_000))
+        lines = old.splitlines(keepends=True)
+        log = SpanLog()
+        for n in range(100, 20_000, 997):
+            lines[n] = f"ROW {n}\n"
+            log.edit(n, n + 1, 1)
+        new = "".join(lines)
+        base = _update("big.txt", old.encode(), new.encode())
+        with_spans = replace(base, line_spans=log.spans)
+        assert render_git_diff_bytes([with_spans]) == render_git_diff_bytes([base])
+        assert diff_stat(with_spans) == diff_stat(base)
+        assert len(range(100, 20_000, 997)) == diff_stat(with_spans).hunks

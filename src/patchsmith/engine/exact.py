@@ -43,6 +43,7 @@ from typing import NamedTuple
 
 from patchsmith.engine.blocks import Op, is_elision, usable_section
 from patchsmith.engine.indent import style_may_matter
+from patchsmith.engine.linespans import SpanLog
 from patchsmith.engine.locate import TIE_DISTANCE, absent_from, cannot_place, fold_punctuation
 from patchsmith.engine.model import (
     EngineOptions,
@@ -105,6 +106,7 @@ def apply_exact(
     outcomes: list[HunkOutcome] = []
     shift = applied = 0
     folded: list[str] = []
+    log = SpanLog()
     for index, hunk in enumerate(hunks):
         sides = _sides(hunk, options.honour_no_newline_marker)
         if sides is None:
@@ -160,14 +162,16 @@ def apply_exact(
                 no_eol = False  # the line above becomes the last and keeps its ending
             elif sides.marked:
                 no_eol = sides.new_no_eol
-        text = text[:at] + new_text + text[end:]
+        # One join: `a + b + c` would make a copy of the head on the way (peak memory).
+        text = "".join((text[:at], new_text, text[end:]))
+        log.edit(start, start + len(old), len(new))
         folded.clear()
         shift += len(new) - len(old)
         applied += 1
         outcomes.append(HunkOutcome(index, True, sides.body, Strategy.DIRECT, start + 1))
     if no_eol and text:
         text = text[: -len(eol)]
-    return HunkResult(text, applied, len(hunks), tuple(outcomes))
+    return HunkResult(text, applied, len(hunks), tuple(outcomes), log.spans)
 
 
 class _Sides(NamedTuple):

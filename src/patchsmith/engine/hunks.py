@@ -9,6 +9,7 @@ from dataclasses import replace
 from patchsmith.engine.blocks import EditBlock, Op, block_from_hunk
 from patchsmith.engine.exact import apply_exact
 from patchsmith.engine.indent import IndentStyle, indent_style, style_may_matter
+from patchsmith.engine.linespans import LineIndex, LineSpan, SpanLog
 from patchsmith.engine.locate import (
     LineKeys,
     Normalisation,
@@ -27,7 +28,7 @@ from patchsmith.engine.model import (
     Strategy,
 )
 from patchsmith.engine.splice import splice_block
-from patchsmith.engine.textlines import Lines, split_lines
+from patchsmith.engine.textlines import Lines, join_lines, split_lines
 
 __all__ = ["apply_block", "apply_hunk_list", "tolerance_detail"]
 
@@ -211,8 +212,12 @@ def apply_hunk_list(
         if exact is not None:
             return exact
     lines = split_lines(source)
+    # Where the hunks changed the text, for the line diff; None once that is not known.
+    log: SpanLog | None = SpanLog()
     if options.keep_line_endings is False:
         lines = Lines(lines.contents, ["\n" if e else "" for e in lines.endings])
+        if "\r" in source:
+            log = None  # every CRLF line changed
     style = (
         indent_style(lines.contents)
         if options.indent_tolerant and style_may_matter(source, hunks)
@@ -220,13 +225,18 @@ def apply_hunk_list(
     )
     # The joined text lets the refusal pre-tests run; when the fast path already ran them on
     # this file without settling the hunk, they are not run twice.
-    keys = LineKeys(lines.contents, None if tested else _joined(source))
+    blocks = [
+        block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
+        for hunk in hunks
+    ]
+    # Only the lines the blocks hold are counted (once per normalisation), not every line.
+    wanted = [ln.text for block in blocks for ln in block.lines]
+    keys = LineKeys(lines.contents, None if tested else _joined(source), wanted)
     endings = _count_endings(lines.endings)
     outcomes: list[HunkOutcome] = []
     applied = 0
     shift = 0
-    for index, hunk in enumerate(hunks):
-        block = block_from_hunk(hunk, honour_no_newline_marker=options.honour_no_newline_marker)
+    for index, (hunk, block) in enumerate(zip(hunks, blocks, strict=True)):
         if block.hint is not None and shift:
             # Earlier hunks moved the lines below them; their numbers did not.
             block = replace(block, hint=max(block.hint + shift, 0))
@@ -257,6 +267,11 @@ def apply_hunk_list(
         if new_lines is not lines:  # the substring fallback made a new text: recount it
             keys = LineKeys(new_lines.contents)
             endings = _count_endings(new_lines.endings)
+            log = None
+        elif log is not None:
+            # The splice may also end the line before the span (`_splice_in_place`).
+            first = max(placed.start - 1, 0)
+            log.edit(first, placed.end, placed.end - first + len(new_lines) - before)
         lines = new_lines
         applied += 1
         outcomes.append(
@@ -270,14 +285,69 @@ def apply_hunk_list(
                 notes=notes,
             )
         )
-    return HunkResult(lines.text, applied, len(hunks), tuple(outcomes))
+    spans = None if log is None else log.spans
+    if not spans or len(source) < REBUILD_CHARS:
+        return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
+    # A big file: its new text is the source between the spans and the spans' new lines,
+    # built once its line objects are gone (joining them would hold both at once).
+    pieces = _span_texts(source, lines, spans)
+    if pieces is None:
+        return HunkResult(lines.text, applied, len(hunks), tuple(outcomes), spans)
+    del lines, keys, style, blocks, result, new_lines
+    text = _rebuilt(source, spans, pieces)
+    return HunkResult(text, applied, len(hunks), tuple(outcomes), spans)
+
+
+REBUILD_CHARS = 1 << 20
+"""A source this long or longer gets its new text rebuilt from the spans, not joined."""
+
+
+def _span_texts(
+    source: str, lines: Lines, spans: Sequence[LineSpan]
+) -> tuple[LineIndex[str], list[str]] | None:
+    """The text of each span's new lines, and the source's line index; None when the text
+    rebuilt from them would not be `lines.text` in length (then it is joined)."""
+    index = LineIndex(source)
+    if len(index) - sum(s.old_stop - s.old_start for s in spans) != len(lines) - sum(
+        s.new_stop - s.new_start for s in spans
+    ):
+        return None
+    texts = [
+        join_lines(
+            lines.contents[s.new_start : s.new_stop], lines.endings[s.new_start : s.new_stop]
+        )
+        for s in spans
+    ]
+    kept = len(source) - sum(index.offset(s.old_stop) - index.offset(s.old_start) for s in spans)
+    whole = sum(map(len, lines.contents)) + sum(map(len, lines.endings))
+    if kept + sum(map(len, texts)) != whole:
+        return None
+    return index, texts
+
+
+def _rebuilt(
+    source: str, spans: Sequence[LineSpan], pieces: tuple[LineIndex[str], list[str]]
+) -> str:
+    """The source with each span's old lines replaced by its new text."""
+    index, texts = pieces
+    parts: list[str] = []
+    at = 0
+    for span, text in zip(spans, texts, strict=True):
+        parts.append(source[at : index.offset(span.old_start)])
+        parts.append(text)
+        at = index.offset(span.old_stop)
+    parts.append(source[at:])
+    return "".join(parts)
 
 
 def _joined(source: str) -> str | None:
-    """`"\\n".join(split_lines(source).contents)` when a slice gives it (no CR), else None."""
+    """The file's lines joined by LF for the refusal pre-tests, when `source` is that (no
+    CR), else None. A final newline is left on: the pre-tests look for lines of text,
+    never for a newline, and a copy of a big file without it would cost its size again.
+    """
     if "\r" in source:
         return None
-    return source[:-1] if source.endswith("\n") else source
+    return source
 
 
 def _count_endings(endings: list[str]) -> Counter[str]:

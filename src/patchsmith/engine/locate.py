@@ -11,6 +11,7 @@ several places stops the search: a looser level cannot make them fewer.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -130,10 +131,10 @@ class Normalisation(NamedTuple):
     def lines(self, texts: Sequence[str]) -> list[str]:
         """Every line normalised, with C-level string methods (no Python call per line)."""
         out = list(texts)
-        if self.fold and out:
-            joined = "\n".join(out)
-            if not joined.isascii():  # every folded character is outside ASCII
-                out = _fold_text(joined).split("\n")
+        # Every folded character is outside ASCII; the lines are asked one by one, since
+        # joining a big file to ask once would copy it.
+        if self.fold and out and not all(map(str.isascii, out)):
+            out = _fold_text("\n".join(out)).split("\n")
         if self.rstrip:
             out = list(map(str.rstrip, out))
         if self.dedent:
@@ -195,13 +196,25 @@ class LineKeys:
     and a block whose rarest line occurs once is found without scanning the file.
     """
 
-    def __init__(self, contents: Sequence[str], text: str | None = None) -> None:
-        """`text`, when given, must be `"\\n".join(contents)` (a caller may know it cheaply)."""
+    def __init__(
+        self,
+        contents: Sequence[str],
+        text: str | None = None,
+        wanted: Sequence[str] | None = None,
+    ) -> None:
+        """`text`, when given, must be `"\\n".join(contents)`, perhaps with a final "\\n"
+        (a caller may know it cheaply).
+
+        `wanted`, when given, are the texts of the lines the blocks to place hold (their
+        hunks' lines): only those are counted in one pass per normalisation, any other
+        line when it is asked about (`_LineCounts`), never every line of the file.
+        """
         self.contents = contents
         self._keys: dict[Normalisation, list[str]] = {}
-        self._counts: dict[Normalisation, Counter[str]] = {}
+        self._counts: dict[Normalisation, Counter[str] | _LineCounts] = {}
         self._scans: dict[Normalisation, int] = {}
         self._text = text
+        self._wanted = None if wanted is None else tuple(wanted)
 
     def known_text(self) -> str | None:
         """The file's lines joined by LF, when the caller gave it and no edit happened since.
@@ -218,10 +231,14 @@ class LineKeys:
             self._keys[key] = key.lines(self.contents)
         return self._keys[key]
 
-    def counts(self, key: Normalisation) -> Counter[str]:
+    def counts(self, key: Normalisation) -> Counter[str] | _LineCounts:
         """How many file lines have each normalised text."""
         if key not in self._counts:
-            self._counts[key] = Counter(self.keys(key))
+            if self._wanted is None:
+                self._counts[key] = Counter(self.keys(key))
+            else:
+                seeds = set(key.lines(self._wanted))
+                self._counts[key] = _LineCounts(self, key, seeds)
         return self._counts[key]
 
     def replace(
@@ -283,6 +300,42 @@ class LineKeys:
         if at < 0 or s < 0 or s + m > len(fkeys):
             return []
         return [s] if _same(fkeys, s, bkeys) else []
+
+
+class _LineCounts:
+    """How often some normalised line texts occur in a file: the expected ones (`seeds`)
+    counted in one C-level pass, any other counted (`list.count`) when first asked.
+
+    Kept up to date by `update`/`subtract` like a `Counter`, for the texts it holds.
+    """
+
+    def __init__(self, cache: LineKeys, key: Normalisation, seeds: set[str]) -> None:
+        # A weak reference: the cache holds this count, and a cycle would keep the file's
+        # lines alive until the garbage collector runs.
+        self._cache = weakref.ref(cache)
+        self._key = key
+        self._known: dict[str, int] = dict.fromkeys(seeds, 0)
+        self._known.update(Counter(filter(seeds.__contains__, cache.keys(key))))
+
+    def __getitem__(self, text: str) -> int:
+        known = self._known.get(text)
+        if known is None:
+            cache = self._cache()
+            assert cache is not None, "counts outlived their file's lines"
+            known = self._known[text] = cache.keys(self._key).count(text)
+        return known
+
+    def update(self, texts: Sequence[str]) -> None:
+        known = self._known
+        for text in texts:
+            if text in known:
+                known[text] += 1
+
+    def subtract(self, texts: Sequence[str]) -> None:
+        known = self._known
+        for text in texts:
+            if text in known:
+                known[text] -= 1
 
 
 _NEAR = 64

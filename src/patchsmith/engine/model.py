@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from patchsmith.engine.linespans import LineSpan
 from patchsmith.errors import FailureCode, PartialApplyError, PatchFailure
 
 __all__ = [
@@ -133,6 +134,10 @@ class HunkResult:
     applied: int
     total: int
     outcomes: tuple[HunkOutcome, ...] = field(default_factory=tuple)
+    spans: tuple[LineSpan, ...] | None = field(default=None, compare=False)
+    """The lines the applied hunks replaced (`source` lines -> `text` lines), or `None`
+    when they are not known (a whole-text fallback rewrote the file). Not compared: two
+    paths to the same text may record wider or narrower spans."""
 
     @property
     def ok(self) -> bool:

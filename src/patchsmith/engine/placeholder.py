@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["is_placeholder_shape", "placeholders_absent_from"]
+__all__ = ["has_line", "is_placeholder_shape", "placeholders_absent_from"]
 
 _DOTS = r"(?:\.{3,}|\u2026)"
 _COMMENTED = re.compile(
@@ -87,3 +87,26 @@ def placeholders_absent_from(
         for index, line in enumerate(lines)
         if is_placeholder_shape(line, path) and line.strip() not in known
     ]
+
+
+_LOOKED_PAST = 64
+"""Occurrences `has_line` checks one by one before it splits the text into lines."""
+
+
+def has_line(text: str, wanted: str) -> bool:
+    """Whether some line of `text` (`str.splitlines`) is `wanted` once stripped.
+
+    `wanted` is stripped and not empty. Only the places where it occurs are looked at,
+    unless it occurs very often: then the text's lines are compared.
+    """
+    at = text.find(wanted)
+    for _ in range(_LOOKED_PAST):
+        if at < 0:
+            return False
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at + len(wanted))
+        segment = text[start : len(text) if end < 0 else end]
+        if any(line.strip() == wanted for line in segment.splitlines()):
+            return True
+        at = text.find(wanted, at + 1)
+    return at >= 0 and wanted in {line.strip() for line in text.splitlines()}

@@ -44,7 +44,8 @@ def split_lines(text: str) -> Lines:
 
 def join_lines(contents: list[str], endings: list[str]) -> str:
     if endings.count("\n") == len(endings):
-        return "\n".join(contents) + "\n" if contents else ""
+        # The final newline joined in (`+ "\n"` after the join would copy the text again).
+        return "\n".join([*contents, ""]) if contents else ""
     return "".join(c + e for c, e in zip(contents, endings, strict=True))
 
 

@@ -39,9 +39,9 @@ class EmptyWriteGuard(Guard):
             for change in changes
             if change.action in (Action.UPDATE, Action.MOVE)
             and change.new_bytes is not None
-            and not change.new_bytes.strip()
+            and _blank(change.new_bytes)
             and change.old_bytes is not None
-            and change.old_bytes.strip()
+            and not _blank(change.old_bytes)
         ]
 
 
@@ -70,3 +70,8 @@ class FileSizeGuard(Guard):
             for change in changes
             if change.new_bytes is not None and len(change.new_bytes) > limit
         ]
+
+
+def _blank(data: bytes) -> bool:
+    """Whether `data` is empty or only ASCII whitespace (`not data.strip()`, without a copy)."""
+    return not data or data.isspace()

@@ -9,7 +9,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext, touched_paths
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import text_of
+from patchsmith.runtime.diffstat import head_lines, text_of
 
 __all__ = ["GENERATED_PATHS", "GeneratedFileGuard", "generated_marker", "is_generated_path"]
 
@@ -58,7 +58,7 @@ _MARKERS = (
 
 def generated_marker(text: str) -> str | None:
     """The generated-code marker in the first lines of `text`, or `None`."""
-    head = text.split("\n", MARKER_LINES)[:MARKER_LINES]
+    head = head_lines(text, MARKER_LINES)
     # every marker holds one of these words: most headers are told apart without a regex
     joined = "\n".join(head)
     if "@generated" not in joined and "DO NOT EDIT" not in joined:

@@ -9,14 +9,18 @@ from patchsmith.formats.script import Action
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import matches
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import lines_of, text_of
+from patchsmith.runtime.diffstat import head_lines, text_of
 
 __all__ = ["LicenceHeaderGuard", "has_licence_header"]
 
 
 def has_licence_header(text: str, marker: str, header_lines: int) -> bool:
     """True when `marker` occurs in the first `header_lines` lines of `text`."""
-    return any(marker in line for line in lines_of(text)[:header_lines])
+    if not text:
+        return False
+    # Only the head is split: a big file is not cut into lines for its first few.
+    head = head_lines(text, header_lines)
+    return any(marker in line for line in head)
 
 
 class LicenceHeaderGuard(Guard):

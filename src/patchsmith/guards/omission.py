@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from patchsmith.engine.placeholder import placeholders_absent_from
+from patchsmith.engine.placeholder import has_line, is_placeholder_shape, placeholders_absent_from
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import text_of
+from patchsmith.runtime.diffstat import change_opcodes, text_of
 
 __all__ = [
     "LARGE_FILE_LINES",
@@ -141,25 +141,54 @@ class PlaceholderGuard(Guard):
             if new is None:
                 continue
             old = text_of(change.old_bytes, change.old_text)
-            lines = new.splitlines()
-            found = placeholders_absent_from(lines, (old or "").splitlines(), change.path)
+            if old is not None and change.line_spans is not None and _plain_breaks(new):
+                found = _added_placeholders(change, old)
+            else:
+                lines = new.splitlines()
+                absent = placeholders_absent_from(lines, (old or "").splitlines(), change.path)
+                found = [(i, lines[i]) for i in absent]
             if old is None:
                 # A new file loses nothing to a bare `# ...`; one that says code was left
                 # out ("existing code", "rest of the file") still stands for missing text.
-                found = [i for i in found if _SAYS_ELIDED.search(lines[i])]
+                found = [(i, line) for i, line in found if _SAYS_ELIDED.search(line)]
             if not found:
                 continue
-            where = ", ".join(str(i + 1) for i in found[:5])
+            where = ", ".join(str(i + 1) for i, _ in found[:5])
             failures.append(
                 self.failure(
                     change.path,
-                    f"{change.path} line(s) {where}: {lines[found[0]].strip()[:80]!r}",
+                    f"{change.path} line(s) {where}: {found[0][1].strip()[:80]!r}",
                     hint="Send it as a lazy snippet of the existing file (the placeholders "
                     "are then merged by the unchanged lines around them), or write the code "
                     "out in full.",
                 )
             )
         return failures
+
+
+_OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+"""Characters `str.splitlines` ends a line at besides "\n" and "\r"."""
+
+
+def _plain_breaks(text: str) -> bool:
+    """Whether `str.splitlines` numbers `text`'s lines as a split on "\n" does."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return False
+    return not any(char in text for char in _OTHER_BREAKS)
+
+
+def _added_placeholders(change: FileChange, old: str) -> list[tuple[int, str]]:
+    """The placeholder-shaped lines the change adds that `old` does not hold (0-based
+    new line numbers): unchanged lines are the old file's own, never looked at."""
+    diff = change_opcodes(change)
+    found = []
+    for tag, _, _, j1, j2 in diff.opcodes:
+        if tag == "equal":
+            continue
+        for number, line in enumerate(diff.new.lines(j1, j2), start=j1):
+            if is_placeholder_shape(line, change.path) and not has_line(old, line.strip()):
+                found.append((number, line))
+    return found
 
 
 class TruncatedWriteGuard(Guard):

@@ -10,17 +10,22 @@ policy's `[policy.review]` thresholds, listing what drifted.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from patchsmith.engine.linediff import line_opcodes
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.policy import ReviewPolicy
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import diff_stat, lines_of, text_of
+from patchsmith.runtime.diffstat import (
+    LineDiff,
+    change_opcodes,
+    diff_stat,
+    line_diff,
+    lines_of,
+    text_of,
+)
 
 if TYPE_CHECKING:
     from patchsmith.model.proposal import TargetRegion
@@ -86,12 +91,21 @@ def _ranges(spans: Sequence[tuple[int, int]]) -> str:
 
 
 def measure_drift(
-    path: str, old_text: str, new_text: str, regions: Sequence[TargetRegion] = (), margin: int = 3
+    path: str,
+    old_text: str,
+    new_text: str,
+    regions: Sequence[TargetRegion] = (),
+    margin: int = 3,
+    diff: LineDiff[str] | None = None,
 ) -> Drift:
-    """The drift of rewriting `old_text` as `new_text`; `regions` are the targets in `path`."""
-    old = lines_of(old_text)
-    new = lines_of(new_text)
-    hunks = _hunks(old, new)
+    """The drift of rewriting `old_text` as `new_text`; `regions` are the targets in `path`.
+
+    `diff` is the change's line diff when already known (`change_opcodes`); every
+    statistic is read from its removed and added lines, never from the unchanged ones.
+    """
+    if diff is None:
+        diff = line_diff(old_text, new_text, None)
+    hunks = _hunks(diff.opcodes)
     changed = sum((i2 - i1) + (j2 - j1) for group in hunks for _, i1, i2, j1, j2 in group)
     spans = [_old_span(group) for group in hunks]
     unrelated: tuple[tuple[int, int], ...] = ()
@@ -103,26 +117,28 @@ def measure_drift(
                 span[0] <= r.end_line + margin and span[1] >= r.start_line - margin for r in regions
             )
         )
+    removed = [diff.old.lines(i1, i2) for group in hunks for _, i1, i2, _, _ in group]
+    added = [diff.new.lines(j1, j2) for group in hunks for _, _, _, j1, j2 in group]
     formatting = tuple(
-        span for span, group in zip(spans, hunks, strict=True) if _formatting_only(old, new, group)
+        span for span, group in zip(spans, hunks, strict=True) if _formatting_only(diff, group)
     )
+    imports_touched = any(_IMPORT.match(line) for part in (*removed, *added) for line in part)
     return Drift(
         path=path,
         changed_lines=changed,
         unrelated_hunks=unrelated,
         formatting_hunks=formatting,
-        imports_reordered=_imports_reordered(old, new),
-        lost_comments=_lost_comments(old, new),
+        imports_reordered=imports_touched and _imports_reordered(old_text, new_text),
+        lost_comments=_lost_comments(diff, hunks, new_text),
     )
 
 
 _Opcode = tuple[str, int, int, int, int]
 
 
-def _hunks(old: list[str], new: list[str]) -> list[list[_Opcode]]:
+def _hunks(opcodes: Sequence[_Opcode]) -> list[list[_Opcode]]:
     groups: list[list[_Opcode]] = []
-    # Bounded cost (engine.linediff): a repetitive change too costly to align is one block.
-    for opcode in line_opcodes(old, new):
+    for opcode in opcodes:
         if opcode[0] == "equal":
             continue
         if groups and opcode[1] - groups[-1][-1][2] <= HUNK_GAP:
@@ -139,37 +155,72 @@ def _old_span(group: list[_Opcode]) -> tuple[int, int]:
     return (min(start, end), end)
 
 
-def _formatting_only(old: list[str], new: list[str], group: list[_Opcode]) -> bool:
-    removed = "".join("".join(old[i].split()) for _, i1, i2, _, _ in group for i in range(i1, i2))
-    added = "".join("".join(new[j].split()) for _, _, _, j1, j2 in group for j in range(j1, j2))
+def _formatting_only(diff: LineDiff[str], group: list[_Opcode]) -> bool:
+    removed = "".join(
+        "".join(line.split()) for _, i1, i2, _, _ in group for line in diff.old.lines(i1, i2)
+    )
+    added = "".join(
+        "".join(line.split()) for _, _, _, j1, j2 in group for line in diff.new.lines(j1, j2)
+    )
     return removed == added and any(i1 != i2 or j1 != j2 for _, i1, i2, j1, j2 in group)
 
 
-def _imports_reordered(old: list[str], new: list[str]) -> bool:
-    old_imports = [line.strip() for line in old if _IMPORT.match(line)]
-    new_imports = [line.strip() for line in new if _IMPORT.match(line)]
+def _imports_reordered(old_text: str, new_text: str) -> bool:
+    """Whether the import lines both texts share come in another order (asked only when
+    the change adds or removes an import line: otherwise the order is the same)."""
+    old_imports = [line.strip() for line in lines_of(old_text) if _IMPORT.match(line)]
+    new_imports = [line.strip() for line in lines_of(new_text) if _IMPORT.match(line)]
     common = set(old_imports) & set(new_imports)
     kept_old = [line for line in dict.fromkeys(old_imports) if line in common]
     kept_new = [line for line in dict.fromkeys(new_imports) if line in common]
     return kept_old != kept_new
 
 
-def _lost_comments(old: list[str], new: list[str]) -> tuple[int, ...]:
-    available = Counter(_comment_key(line) for line in new if _COMMENT.match(line))
-    # a comment may move into code as a trailing comment: search all of the new text too
-    squeezed = "".join("".join(new).split())
-    lost: list[int] = []
-    for number, line in enumerate(old, start=1):
-        if not _COMMENT.match(line):
-            continue
-        key = _comment_key(line)
-        if not key:
-            continue
-        if available[key] > 0:
-            available[key] -= 1
-        elif key not in squeezed:
-            lost.append(number)
-    return tuple(lost)
+_SEARCHED_ALONE = 8
+"""Lost-comment candidates looked for one by one in the new text; past that, the whole
+text is squeezed once."""
+
+
+def _lost_comments(
+    diff: LineDiff[str], hunks: list[list[_Opcode]], new_text: str
+) -> tuple[int, ...]:
+    """Old line numbers of removed comment lines whose text is nowhere in the new file.
+
+    A comment line in an unchanged stretch is kept; a removed one is kept when its text
+    (without whitespace) is an added comment line, or anywhere in the new text with
+    whitespace removed (a comment may move into code as a trailing comment). This is
+    the whole file's count: a comment text the new file lacks is removed everywhere.
+    """
+    added = {
+        _comment_key(line)
+        for group in hunks
+        for _, _, _, j1, j2 in group
+        for line in diff.new.lines(j1, j2)
+        if _COMMENT.match(line)
+    }
+    candidates: list[tuple[int, str]] = []
+    for group in hunks:
+        for _, i1, i2, _, _ in group:
+            for number, line in enumerate(diff.old.lines(i1, i2), start=i1 + 1):
+                if not _COMMENT.match(line):
+                    continue
+                key = _comment_key(line)
+                if key and key not in added:
+                    candidates.append((number, key))
+    if not candidates:
+        return ()
+    keys = {key for _, key in candidates}
+    if len(keys) > _SEARCHED_ALONE:
+        squeezed = "".join(new_text.split())
+        present = {key for key in keys if key in squeezed}
+    else:
+        present = {key for key in keys if _spaced(key).search(new_text)}
+    return tuple(number for number, key in candidates if key not in present)
+
+
+def _spaced(key: str) -> re.Pattern[str]:
+    """`key` with any whitespace allowed between its characters (as in a squeezed text)."""
+    return re.compile(r"\s*".join(re.escape(char) for char in key))
 
 
 def _comment_key(line: str) -> str:
@@ -214,7 +265,9 @@ class ReviewGuard(Guard):
                 diff_stat(change).changed_lines < review.min_changed_lines
             ):
                 continue  # a small edit sent as a diff: nothing to review, skip the rest
-            drift = measure_drift(change.path, old, new, regions, review.region_margin)
+            drift = measure_drift(
+                change.path, old, new, regions, review.region_margin, change_opcodes(change)
+            )
             found = drift.violations(review)
             if found:
                 failures.append(

@@ -32,6 +32,7 @@ __all__ = [
     "create_new_file",
     "current_umask",
     "fsync_directory",
+    "holds_regular",
     "meta_of",
     "read_regular",
     "remove_temp",
@@ -105,10 +106,36 @@ def read_regular(
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if limit is not None and info.st_size > limit:
             raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
-        chunks: list[bytes] = []
+        # One read of the size `fstat` gives (and a byte more, to see growth): joining
+        # chunks would hold the file twice.
+        first = os.read(fd, info.st_size + 1)
+        chunks = [first]
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
-        return b"".join(chunks), info
+        return (first if len(chunks) == 1 else b"".join(chunks)), info
+    finally:
+        os.close(fd)
+
+
+def holds_regular(path: Path, expected: bytes) -> tuple[bool, os.stat_result]:
+    """Whether the regular file `path` (never through a symlink) holds exactly `expected`,
+    and its `fstat`; read and compared a chunk at a time, never held whole.
+
+    Raises `OSError` as `read_regular` does.
+    """
+    fd = os.open(path, os.O_RDONLY | _CLOEXEC | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if info.st_size != len(expected):
+            return False, info
+        at = 0
+        while chunk := os.read(fd, 1 << 20):
+            if not expected.startswith(chunk, at):
+                return False, info
+            at += len(chunk)
+        return at == len(expected), info
     finally:
         os.close(fd)
 

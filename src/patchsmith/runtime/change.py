@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
+from patchsmith.engine.linespans import LineSpan
 from patchsmith.formats.script import Action
 
 _T = TypeVar("_T")
@@ -41,6 +42,10 @@ class FileChange:
     """True when the new text was sent whole (a whole-file edit, a direct write), not as a diff."""
     old_links: int = 1
     """How many hard links the old file has; an edit through one name would split them."""
+    line_spans: tuple[LineSpan, ...] | None = None
+    """The old text's lines the edit replaced and the new lines in their place, as the
+    engine located them (`None`: not known, e.g. a whole-file write): the line diff is
+    then aligned inside these spans only (`runtime.diffstat.change_opcodes`)."""
     _derived: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
     """Values computed from this change once (e.g. its line diff, which several guards ask
     for): they live as long as the change does, never longer."""

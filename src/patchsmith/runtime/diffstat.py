@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import AnyStr, Generic
 
-from patchsmith.engine.linediff import line_opcodes
+from patchsmith.engine.linediff import Opcode, line_opcodes
+from patchsmith.engine.linespans import LineIndex, LineSpan, span_opcodes
 from patchsmith.runtime.change import FileChange
 
-__all__ = ["DiffStat", "diff_stat", "is_binary", "lines_of", "text_of"]
+__all__ = [
+    "DiffStat",
+    "LineDiff",
+    "change_opcodes",
+    "diff_stat",
+    "head_lines",
+    "is_binary",
+    "line_diff",
+    "lines_of",
+    "text_of",
+]
 
 BINARY_PROBE = 8000
 """Bytes inspected for a NUL, as git does to call a file binary."""
@@ -54,48 +66,82 @@ def lines_of(text: str) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class LineDiff(Generic[AnyStr]):
+    """The line edit script of one change: opcodes old -> new, and both sides' lines."""
+
+    opcodes: tuple[Opcode, ...]
+    old: LineIndex[AnyStr]
+    new: LineIndex[AnyStr]
+    keepends: bool
+    """Lines were compared with their "\n" (as git does), else without it."""
+
+    def changed(self) -> list[Opcode]:
+        """The opcodes that are not `equal`."""
+        return [code for code in self.opcodes if code[0] != "equal"]
+
+
+def line_diff(
+    old: AnyStr, new: AnyStr, spans: Sequence[LineSpan] | None, *, keepends: bool = False
+) -> LineDiff[AnyStr]:
+    """The line diff of `old` -> `new`, aligned inside `spans` only when they are given
+    (and fit the texts), else over the whole texts (`engine.linediff`, bounded cost)."""
+    old_index, new_index = LineIndex(old), LineIndex(new)
+    codes = None
+    if spans is not None:
+        codes = span_opcodes(old_index, new_index, spans, keepends=keepends)
+    if codes is None:
+        codes = line_opcodes(
+            old_index.lines(0, len(old_index), keepends=keepends),
+            new_index.lines(0, len(new_index), keepends=keepends),
+        )
+    return LineDiff(tuple(codes), old_index, new_index, keepends)
+
+
+def change_opcodes(change: FileChange) -> LineDiff[str]:
+    """The line diff of `change`'s texts (lines without "\n"; binary or absent sides have
+    no lines), computed once per change from the spans the engine located when known."""
+    return change.derived("line_diff", lambda: _text_diff(change))
+
+
+def _text_diff(change: FileChange) -> LineDiff[str]:
+    old = text_of(change.old_bytes, change.old_text) or ""
+    new = text_of(change.new_bytes, change.new_text) or ""
+    spans = change.line_spans if change.old_bytes is not None else None
+    return line_diff(old, new, spans)
+
+
+def head_lines(text: str, count: int) -> list[str]:
+    """`text.split("\\n", count)[:count]` without copying the rest of the text."""
+    end = -1
+    for _ in range(count):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text.split("\n")[:count] if count > 0 else []
+    return text[:end].split("\n") if count > 0 else []
+
+
 def diff_stat(change: FileChange) -> DiffStat:
     """The line diff of `change` (binary or absent sides count as no lines)."""
     return change.derived("diff_stat", lambda: _diff_stat(change))
 
 
 def _diff_stat(change: FileChange) -> DiffStat:
-    old = text_of(change.old_bytes, change.old_text) or ""
-    new = text_of(change.new_bytes, change.new_text) or ""
-    stat = _stat(old, new)
-    if stat.hunks == 0 and change.old_bytes != change.new_bytes:
-        # a binary change, a mode change or a rename: still one place that changed
-        return DiffStat(added=(), removed=0, hunks=1)
-    return stat
-
-
-@lru_cache(maxsize=64)
-def _stat(old_text: str, new_text: str) -> DiffStat:
-    # guards and postconditions ask about the same change several times
-    old = lines_of(old_text)
-    new = lines_of(new_text)
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < limit - start and old[-1 - end] == new[-1 - end]:
-        end += 1
-    old_mid = old[start : len(old) - end]
-    new_mid = new[start : len(new) - end]
+    diff = change_opcodes(change)
     added: list[tuple[int, str]] = []
     removed = 0
     hunks = 0
     last_change_end = -1
-    if old_mid or new_mid:
-        # Bounded cost: a repetitive middle too costly to align counts as one replacement.
-        for tag, i1, i2, j1, j2 in line_opcodes(old_mid, new_mid):
-            if tag == "equal":
-                continue
-            # changes closer than 2 x 3 context lines share one unified-diff hunk
-            if last_change_end < 0 or i1 - last_change_end > 6:
-                hunks += 1
-            last_change_end = i2
-            removed += i2 - i1
-            added.extend((start + j + 1, new_mid[j]) for j in range(j1, j2))
+    for tag, i1, i2, j1, j2 in diff.opcodes:
+        if tag == "equal":
+            continue
+        # changes closer than 2 x 3 context lines share one unified-diff hunk
+        if last_change_end < 0 or i1 - last_change_end > 6:
+            hunks += 1
+        last_change_end = i2
+        removed += i2 - i1
+        added.extend(zip(range(j1 + 1, j2 + 1), diff.new.lines(j1, j2), strict=True))
+    if hunks == 0 and change.old_bytes != change.new_bytes:
+        # a binary change, a mode change or a rename: still one place that changed
+        return DiffStat(added=(), removed=0, hunks=1)
     return DiffStat(added=tuple(added), removed=removed, hunks=hunks)

@@ -20,6 +20,7 @@ from typing import Literal
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.diffstat import LineDiff, line_diff
 from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
 
 __all__ = ["CONTEXT_LINES", "diff_header", "render_git_diff", "render_git_diff_bytes"]
@@ -71,8 +72,9 @@ def _git_mode(mode: int | None) -> bytes:
 def _blob_id(data: bytes | None) -> str:
     if data is None:
         return _NULL_OID
-    header = b"blob %d\x00" % len(data)
-    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()[:7]
+    digest = hashlib.sha1(b"blob %d\x00" % len(data), usedforsecurity=False)
+    digest.update(data)  # not `header + data`: that would copy the file
+    return digest.hexdigest()[:7]
 
 
 def _is_binary(data: bytes | None) -> bool:
@@ -109,26 +111,21 @@ _Tag = Literal["replace", "delete", "insert", "equal"]
 _Opcode = tuple[_Tag, int, int, int, int]
 
 
-class _TrimmedMatcher(difflib.SequenceMatcher[bytes]):
-    """difflib's grouping over `engine.linediff` opcodes (trimmed, with a bounded cost).
+class _Grouper(difflib.SequenceMatcher[bytes]):
+    """difflib's grouping into hunks with context, over opcodes computed elsewhere
+    (`runtime.diffstat.line_diff`: from the engine's spans, or a bounded-cost alignment)."""
 
-    Edits are local: comparing just the differing middle keeps a one-line change
-    in a large file linear instead of quadratic, and a repetitive middle too
-    costly to align comes out as one replacement instead of taking minutes.
-    """
-
-    def __init__(self, old: list[bytes], new: list[bytes]) -> None:
+    def __init__(self, codes: tuple[_Opcode, ...]) -> None:
         super().__init__(None, [], [], False)
-        self._codes = line_opcodes(old, new)
+        self._codes = codes
 
     def get_opcodes(self) -> list[_Opcode]:
         return list(self._codes)
 
 
-def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
-    matcher = _TrimmedMatcher(old, new)
+def _hunks(diff: LineDiff[bytes]) -> bytes:
     out = bytearray()
-    for group in matcher.get_grouped_opcodes(CONTEXT_LINES):
+    for group in _Grouper(diff.opcodes).get_grouped_opcodes(CONTEXT_LINES):
         first, last = group[0], group[-1]
         old_start, old_end = first[1], last[2]
         new_start, new_end = first[3], last[4]
@@ -138,12 +135,12 @@ def _hunks(old: list[bytes], new: list[bytes]) -> bytes:
         )
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                for line in old[i1:i2]:
+                for line in diff.old.lines(i1, i2, keepends=True):
                     _emit_line(out, b" ", line)
                 continue
-            for line in old[i1:i2]:
+            for line in diff.old.lines(i1, i2, keepends=True):
                 _emit_line(out, b"-", line)
-            for line in new[j1:j2]:
+            for line in diff.new.lines(j1, j2, keepends=True):
                 _emit_line(out, b"+", line)
     return bytes(out)
 
@@ -175,7 +172,11 @@ def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
     old_tab = b"\t" if old is not None and " " in old_name else b""
     new_tab = b"\t" if new is not None and " " in new_name else b""
     header = b"--- %s%s\n+++ %s%s\n" % (old_label, old_tab, new_label, new_tab)
-    return header + _hunks(_lines(old), _lines(new))
+    spans = change.line_spans if old is not None else None
+    diff = change.derived(
+        "git_line_diff", lambda: line_diff(old or b"", new or b"", spans, keepends=True)
+    )
+    return header + _hunks(diff)
 
 
 def _index_line(change: FileChange, mode_suffix: bool) -> bytes:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from patchsmith.engine.blocks import Op, block_from_hunk, block_from_search_replace, is_elision
 from patchsmith.engine.hunks import apply_block, apply_hunk_list, tolerance_detail
 from patchsmith.engine.indent import indent_style
+from patchsmith.engine.linespans import LineSpan, SpanLog
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
@@ -88,6 +89,7 @@ class _File:
 
     path: str
     original: TextFile | None
+    """The file as read, without its bytes (`raw` is empty; `sha256` is theirs)."""
     text: str | None
     action: Action = Action.UPDATE
     moved_to: str | None = None
@@ -99,6 +101,16 @@ class _File:
     whole: bool = False
     """The text was sent whole at least once (the review guard looks closer)."""
     placements: list[HunkPlacement] = field(default_factory=list)
+    spans: SpanLog | None = field(default_factory=SpanLog)
+    """The lines changed so far (original -> `text`); `None` once an edit rewrote the text
+    in a way not tracked by line (the line diff then aligns the whole file)."""
+
+    def changed(self, spans: Sequence[LineSpan] | None) -> None:
+        """Compose one more step's changed spans (`None`: not known)."""
+        if spans is None:
+            self.spans = None
+        elif self.spans is not None:
+            self.spans.then(spans)
 
 
 @dataclass(eq=False, repr=False)  # working state, never compared or shown: only __init__ is built
@@ -226,7 +238,15 @@ def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
         if executable is not None:
             run.modes_in_place.append(state.path)
         return None
-    return tx.update(state.path, state.text, executable=executable, whole_content=state.whole)
+    spans = None if state.spans is None else state.spans.spans
+    return tx.update(
+        state.path,
+        state.text,
+        executable=executable,
+        whole_content=state.whole,
+        line_spans=spans,
+        read=state.original,
+    )
 
 
 # -- git modes -------------------------------------------------------------------------------------
@@ -300,7 +320,10 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         if isinstance(read, PatchFailure):
             run.fail(read)
             return None
-        original = read
+        # Kept without its bytes while the text is edited (a big file's bytes would
+        # otherwise sit beside its text, its lines and the new text); the transaction reads
+        # them again and checks them against `sha256`.
+        original = read._replace(raw=b"")
     elif run.workspace.disk_path(resolved).is_dir():
         run.fail(
             PatchFailure(
@@ -521,6 +544,7 @@ def _update(run: _Run, path: str, edit: FileEdit, executable: bool | None) -> No
     if state.text is None:
         state.action = Action.CREATE
         state.text = ""
+        state.changed(None)
         if state.original is not None:
             # Deleted earlier in this same patch: recreating it is an update of the original.
             state.action = Action.UPDATE
@@ -551,6 +575,7 @@ def _run_hunks(run: _Run, state: _File, hunks: list[Hunk]) -> None:
     state.applied += result.applied
     if result.applied:
         state.text = result.text
+        state.changed(result.spans)
     for outcome in result.outcomes:
         if outcome.applied:
             _placed(run, state, first + outcome.index, outcome)
@@ -568,6 +593,10 @@ def _run_op(run: _Run, state: _File, op: EditOp) -> None:
     assert state.text is not None
     state.total += 1
     index = state.total - 1
+    if not isinstance(op, (InsertText, SearchReplace)) or (
+        isinstance(op, SearchReplace) and (op.exact or not op.search)
+    ):
+        state.changed(None)  # the line diff of these edits is found by aligning the texts
     if isinstance(op, (WholeContent, LazySnippet)):
         _snippet(run, state, op, index)
     elif isinstance(op, InsertText):
@@ -701,6 +730,8 @@ def _insert(run: _Run, state: _File, op: InsertText, index: int) -> None:
     for i in range(len(endings) - 1):
         endings[i] = endings[i] or eol
     state.text = Lines(contents, endings).text
+    first = max(op.after_line - 1, 0)
+    state.changed([LineSpan(first, op.after_line, first, op.after_line + len(added))])
     state.applied += 1
 
 
@@ -837,9 +868,15 @@ def _search_replace(run: _Run, state: _File, op: SearchReplace, index: int) -> N
             )
         )
         return
+    placed = result[1]
+    if "\r" in state.text and not run.options.keep_line_endings:
+        state.changed(None)  # every CRLF line became LF
+    else:
+        first = max(placed.start - 1, 0)
+        grown = len(result[0]) - len(lines)
+        state.changed([LineSpan(first, placed.end, first, placed.end + grown)])
     state.text = result[0].text
     state.applied += 1
-    placed = result[1]
     outcome = HunkOutcome(
         index=index,
         applied=True,

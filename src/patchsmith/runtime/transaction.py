@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -23,12 +24,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from patchsmith.engine.linespans import LineSpan
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.atomic import (
     FileMeta,
     current_umask,
     fsync_directory,
+    holds_regular,
     meta_of,
     read_regular,
     sync_paths,
@@ -124,6 +127,7 @@ class _Current(NamedTuple):
         executable: bool | None = None,
         whole_content: bool = False,
         generated_by_command: bool = False,
+        line_spans: tuple[LineSpan, ...] | None = None,
     ) -> FileChange:
         """This file `source` rewritten (UPDATE) or moved (MOVE) to `target` with new
         content, its mode kept but for `executable`; or deleted (DELETE, no new bytes)."""
@@ -141,7 +145,18 @@ class _Current(NamedTuple):
             generated_by_command=generated_by_command,
             whole_content=whole_content,
             old_links=self.links,
+            line_spans=line_spans,
         )
+
+
+def _current_digest(target: Path, path: str, mode: int) -> str | None:
+    """The sha256 of the text now at `target`, as a stale-file failure names it."""
+    try:
+        current, _ = read_regular(target)
+    except OSError:
+        return None
+    decoded = decode_file(path, current, mode)
+    return None if isinstance(decoded, PatchFailure) else decoded.sha256
 
 
 def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool:
@@ -241,10 +256,17 @@ class Transaction:
         reason: str = "",
         executable: bool | None = None,
         whole_content: bool = False,
+        line_spans: tuple[LineSpan, ...] | None = None,
+        read: TextFile | None = None,
     ) -> PatchFailure | None:
         """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
 
         `executable` (a git `new mode` line) sets or clears the execute bits; `None` keeps them.
+        `line_spans` are the lines the edit changed, when the engine knows them. `read` is
+        the file as the caller read it for this edit: when it is this very path, and size
+        and mode still agree, it is taken instead of reading and decoding the file again
+        (the commit checks the bytes on disk are still these before it writes). Its `raw`
+        may be empty: then the bytes are read and must hash to its `sha256`.
         """
         self._ensure_open()
         target = self._target(path, follow_final=True)
@@ -253,16 +275,20 @@ class Transaction:
         failure = self._check_unclaimed(target)
         if failure is not None:
             return failure
-        raw = self._workspace.read_raw(target, canonical=True)
-        if isinstance(raw, PatchFailure):
-            return raw
-        current = decode_file(raw.path, raw.raw, raw.mode)
-        if isinstance(current, PatchFailure):
-            return current
+        known = self._known(target, read)
+        if known is None:
+            raw = self._workspace.read_raw(target, canonical=True)
+            if isinstance(raw, PatchFailure):
+                return raw
+            decoded = decode_file(raw.path, raw.raw, raw.mode)
+            if isinstance(decoded, PatchFailure):
+                return decoded
+            known = decoded, raw.links
+        current, links = known
         new_bytes = encode_text(current, new_text)
         if isinstance(new_bytes, PatchFailure):
             return new_bytes
-        before = _Current(current.raw, current.mode, current.text, raw.links)
+        before = _Current(current.raw, current.mode, current.text, links)
         change = before.changed(
             Action.UPDATE,
             target,
@@ -272,9 +298,36 @@ class Transaction:
             reason=reason,
             executable=executable,
             whole_content=whole_content,
+            line_spans=line_spans,
         )
         self._stage(change, f"update of {target}")
         return None
+
+    def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int] | None:
+        """`read` and the file's link count, when `read` is the regular file at `target`
+        with the same size and mode now; else None (the file is read again).
+
+        A caller may have dropped `read.raw` to hold less memory while it edited the text:
+        then the bytes are read again and must have `read.sha256`.
+        """
+        if read is None or read.path != target:
+            return None
+        try:
+            info = self._workspace.disk_path(target).stat()
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != read.mode:
+            return None
+        if not read.raw and info.st_size:
+            raw = self._workspace.read_raw(target, canonical=True)
+            if isinstance(raw, PatchFailure) or raw.mode != read.mode:
+                return None
+            if hashlib.sha256(raw.raw).hexdigest() != read.sha256:
+                return None
+            return read._replace(raw=raw.raw), raw.links
+        if info.st_size != len(read.raw):
+            return None
+        return read, info.st_nlink
 
     def create(
         self, path: str, text: str, mode: int | None = None, *, reason: str = ""
@@ -364,7 +417,9 @@ class Transaction:
                     "the command cannot also create or delete it",
                 )
             text = _decoded(target, new_bytes, staged.new_mode)
-            self._staged[target] = replace(staged, new_bytes=new_bytes, new_text=text)
+            self._staged[target] = replace(
+                staged, new_bytes=new_bytes, new_text=text, line_spans=None
+            )
             return None
         if new_bytes is None:
             failure = self.delete(target, reason=reason)
@@ -713,7 +768,7 @@ class Transaction:
                 target = workspace.disk_path(change.old_path)
                 try:
                     # never through a link: the staged path is the file's real one
-                    current, info = read_regular(target)
+                    same, info = holds_regular(target, change.old_bytes or b"")
                     mode = stat.S_IMODE(info.st_mode)
                 except OSError as exc:
                     return PatchFailure(
@@ -723,9 +778,8 @@ class Transaction:
                         file=change.old_path,
                         hint="read the file again and redo the edit",
                     )
-                if current != change.old_bytes or mode != change.old_mode:
-                    decoded = decode_file(change.old_path, current, mode)
-                    digest = None if isinstance(decoded, PatchFailure) else decoded.sha256
+                if not same or change.old_bytes is None or mode != change.old_mode:
+                    digest = _current_digest(target, change.old_path, mode)
                     return PatchFailure(
                         code=FailureCode.STALE_FILE,
                         message=f"{change.old_path} changed on disk since it was staged",
