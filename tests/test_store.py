@@ -622,3 +622,21 @@ class TestFindStillApplied:
         found = store.find_still_applied("prop-1", {"x.py": SHA_B, "y.py": SHA_A}.get)
         assert found is not None and older == found.id
         assert sorted(reads) == ["x.py", "y.py"]  # each file hashed once per lookup
+
+
+class TestSameMillisecond:
+    """Attempts recorded within one millisecond keep the order they were recorded in."""
+
+    def test_newest_and_oldest_follow_the_recording_order(self, tmp_path: Path) -> None:
+        with Store.open(tmp_path / ".patchsmith") as store:
+            ids = [
+                store.record_attempt(make_record(attempt_no=n, proposal_id="same"))
+                for n in range(1, 9)
+            ]
+
+            assert ids == [r.id for r in store.run_attempts("run-1")]
+            assert ids[::-1] == [r.id for r in store.list_attempts()]
+            assert ids[:3] == [r.id for r in store.applied_since("2024-05-01T10:00:00")][:3]
+            files = {f.path: f.after_sha256 for f in make_record().files}
+            newest = store.find_applied("same", files)
+            assert newest is not None and ids[-1] == newest.id

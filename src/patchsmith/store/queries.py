@@ -34,7 +34,7 @@ def find_ids(conn: sqlite3.Connection, prefix: str, limit: int) -> tuple[str, ..
         candidates.append(ID_PREFIX + prefix)
     for candidate in candidates:
         rows = conn.execute(
-            "SELECT id FROM attempts WHERE substr(id, 1, ?) = ? ORDER BY created_at, id LIMIT ?",
+            "SELECT id FROM attempts WHERE substr(id, 1, ?) = ? ORDER BY created_at, rowid LIMIT ?",
             (len(candidate), candidate, limit),
         ).fetchall()
         exact = [r[0] for r in rows if r[0] == candidate]
@@ -48,7 +48,7 @@ def find_ids(conn: sqlite3.Connection, prefix: str, limit: int) -> tuple[str, ..
 def newest(conn: sqlite3.Connection, limit: int) -> list[AttemptRecord]:
     """Up to `limit` records, newest first."""
     return _loaded(
-        conn, "SELECT id FROM attempts ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
+        conn, "SELECT id FROM attempts ORDER BY created_at DESC, rowid DESC LIMIT ?", (limit,)
     )
 
 
@@ -57,7 +57,7 @@ def of_run(conn: sqlite3.Connection, run_id: str, *, checks: bool) -> list[Attem
     only = "" if checks else " AND dry_run = 0"
     return _loaded(
         conn,
-        f"SELECT id FROM attempts WHERE run_id = ?{only} ORDER BY created_at, id",
+        f"SELECT id FROM attempts WHERE run_id = ?{only} ORDER BY created_at, rowid",
         (run_id,),
     )
 
@@ -67,7 +67,7 @@ def applied_since(conn: sqlite3.Connection, created_at: str) -> list[AttemptReco
     return _loaded(
         conn,
         "SELECT id FROM attempts WHERE created_at >= ? AND status IN (?, ?)"
-        " ORDER BY created_at, id",
+        " ORDER BY created_at, rowid",
         (created_at, AttemptStatus.APPLIED.value, AttemptStatus.PARTIAL.value),
     )
 
@@ -78,7 +78,7 @@ def newest_applied(
     """The newest applied attempt of `proposal_id` that `keep` accepts, read one by one."""
     rows = conn.execute(
         "SELECT id FROM attempts WHERE proposal_id = ? AND status = ?"
-        " ORDER BY created_at DESC, id DESC",
+        " ORDER BY created_at DESC, rowid DESC",
         (proposal_id, AttemptStatus.APPLIED.value),
     ).fetchall()
     for (attempt_id,) in rows:
@@ -98,7 +98,7 @@ def still_applied_id(
         "SELECT a.id, f.path, f.after_sha256, f.old_path FROM attempts AS a"
         " JOIN attempt_files AS f ON f.attempt_id = a.id"
         " WHERE a.proposal_id = ? AND a.status = ?"
-        " ORDER BY a.created_at DESC, a.id DESC, f.seq",
+        " ORDER BY a.created_at DESC, a.rowid DESC, f.seq",
         (proposal_id, AttemptStatus.APPLIED.value),
     ).fetchall()
     hashes: dict[str, str | None] = {}
