@@ -127,10 +127,9 @@ def test_partial_writes_the_rest_and_withholds_the_forbidden_file(root: Path) ->
     assert report.errors[0].excerpt is None
 
 
-def test_a_proposals_forbidden_files_are_withheld(tmp_path: Path) -> None:
-    (tmp_path / "secrets").mkdir()
-    (tmp_path / "secrets" / "key.txt").write_text(f"token = {SECRET}\n")
-    proposal = {
+def _proposal(patch: str, **fields: object) -> dict[str, object]:
+    """A minimal proposal of one udiff operation, with `fields` added."""
+    return {
         "proposal_id": "p-1",
         "run_id": "r-1",
         "attempt_no": 1,
@@ -138,16 +137,16 @@ def test_a_proposals_forbidden_files_are_withheld(tmp_path: Path) -> None:
         "objective": "o",
         "rationale": "r",
         "risk": "LOW",
-        "forbidden_files": ["secrets/**"],
-        "operations": [
-            {
-                "type": "patch",
-                "format": "udiff",
-                "text": "--- a/secrets/key.txt\n+++ b/secrets/key.txt\n@@\n"
-                "-token = guess\n+token = new\n",
-            }
-        ],
+        **fields,
+        "operations": [{"type": "patch", "format": "udiff", "text": patch}],
     }
+
+
+def test_a_proposals_forbidden_files_are_withheld(tmp_path: Path) -> None:
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "key.txt").write_text(f"token = {SECRET}\n")
+    patch = "--- a/secrets/key.txt\n+++ b/secrets/key.txt\n@@\n-token = guess\n+token = new\n"
+    proposal = _proposal(patch, forbidden_files=["secrets/**"])
     report = propose(proposal, tmp_path, check=True)
 
     assert [e.code for e in report.errors] == [FailureCode.FORBIDDEN_PATH]
@@ -182,23 +181,10 @@ def test_guard_decisions_do_not_tell_a_located_edit_from_a_missed_one(
 
 
 def _hash_proposal(path: str, value: str) -> dict[str, object]:
-    return {
-        "proposal_id": "p-1",
-        "run_id": "r-1",
-        "attempt_no": 1,
-        "strategy": "HYBRID",
-        "objective": "o",
-        "rationale": "r",
-        "risk": "LOW",
-        "preconditions": [{"type": "FILE_HASH_MATCH", "path": path, "value": value}],
-        "operations": [
-            {
-                "type": "patch",
-                "format": "udiff",
-                "text": "--- a/app.py\n+++ b/app.py\n@@\n-x = 1\n+x = 2\n",
-            }
-        ],
-    }
+    precondition = {"type": "FILE_HASH_MATCH", "path": path, "value": value}
+    return _proposal(
+        "--- a/app.py\n+++ b/app.py\n@@\n-x = 1\n+x = 2\n", preconditions=[precondition]
+    )
 
 
 def test_a_hash_precondition_on_a_forbidden_file_does_not_print_its_hash(root: Path) -> None:
