@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import shutil
 from pathlib import Path
 
@@ -183,3 +184,17 @@ class TestRegistry:
 
         assert [FailureCode.INVALID_RECIPE] == [f.code for f in failures]
         assert isinstance(found, PatchFailure) and FailureCode.INVALID_RECIPE == found.code
+
+
+def test_bytecode_next_to_the_fixtures_is_not_part_of_them(tmp_path: Path) -> None:
+    """pip byte-compiles every `.py` it installs, the fixtures' too: that is no change."""
+    folder = tmp_path / "unittest-to-assert"
+    shutil.copytree(BUILTIN_DIR / "unittest-to-assert", folder)
+    assert compileall.compile_dir(folder, quiet=1)
+    assert list((folder / "fixtures").rglob("*.pyc"))
+    entry = load_recipe_file(folder / "recipe.yaml", builtin=True)
+    assert not isinstance(entry, PatchFailure)
+
+    results = run_fixtures(entry)
+
+    assert results and all(r.passed for r in results), [r.detail for r in results]

@@ -63,11 +63,16 @@ class FixtureResult:
         }
 
 
+_NOT_FIXTURE = (".patchsmith", "__pycache__")
+"""Folders a fixture tree never holds on purpose: the record, and the bytecode an installer
+compiles next to the fixtures' `.py` files (pip byte-compiles everything it installs)."""
+
+
 def _tree(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".patchsmith" not in p.relative_to(folder).parts
+        if p.is_file() and not set(_NOT_FIXTURE) & set(p.relative_to(folder).parts)
     }
 
 
@@ -96,7 +101,7 @@ def _run_case(
     from patchsmith.codemod.runner import run_recipe
     from patchsmith.policy import Policy
 
-    shutil.copytree(source, work, dirs_exist_ok=True)
+    shutil.copytree(source, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*_NOT_FIXTURE))
     report = run_recipe(entry.recipe, work, apply=True, record=False, policy=Policy(), trust=trust)
     errors = "; ".join(f"{e.code.value}: {e.message}" for e in report.errors)
     syntax = "; ".join(f"{f.path}: {f.reason}" for f in report.matched_by_syntax)
