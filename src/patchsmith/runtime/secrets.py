@@ -222,14 +222,31 @@ def _may_hold_secret(text: str) -> bool:
     every match contains), so a process compiles only the patterns its lines could
     match, not all of them (compiling them all cost a cold `apply` ~4 ms).
     """
-    prefilter = _prefilter()
-    folded = text.lower() if text.isascii() else None
-    for index, (needles, _, _) in enumerate(prefilter):
-        if folded is not None and needles and not any(n in folded for n in needles):
-            continue
-        if _denylist_pattern(index).search(text):
-            return True
-    return False
+    if not text.isascii():
+        return any(_denylist_pattern(i).search(text) for i in range(len(_prefilter())))
+    folded = text.lower()
+    wanted = set(_needleless())
+    for needle, indices in _needle_index():
+        if needle in folded:
+            wanted.update(indices)
+    return any(_denylist_pattern(i).search(text) for i in sorted(wanted))
+
+
+@cache
+def _needle_index() -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each needle with the patterns it admits: a line is looked at once per needle (about
+    50), not once per pattern and needle (a 1.4M-line rewrite spent 30 µs a line there)."""
+    by_needle: dict[str, list[int]] = {}
+    for index, (needles, _, _) in enumerate(_prefilter()):
+        for needle in needles:
+            by_needle.setdefault(needle, []).append(index)
+    return tuple((needle, tuple(indices)) for needle, indices in by_needle.items())
+
+
+@cache
+def _needleless() -> tuple[int, ...]:
+    """The patterns without needles: tried on every line."""
+    return tuple(i for i, (needles, _, _) in enumerate(_prefilter()) if not needles)
 
 
 @cache
