@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.sandboxing import needs_bwrap, processes_tagged, take_bwrap_away
+from tests.sandboxing import needs_bwrap, processes_left, take_bwrap_away
 
 from patchsmith.runtime import sandbox
 from patchsmith.runtime.process import run_process
@@ -171,7 +171,7 @@ class TestBwrap:
         result = _python(_leave_a_setsid_child(tag, tree / "late.txt"), tree, SandboxSpec((tree,)))
 
         assert result.ok, result  # type: ignore[attr-defined]
-        assert [] == processes_tagged(tag)
+        assert [] == processes_left(tag)
         assert not (tree / "late.txt").exists()
 
     def test_a_missing_program_did_not_start(self, tree: Path) -> None:
@@ -195,7 +195,7 @@ class TestBwrap:
         result = _python(code, tree, SandboxSpec((tree,)), timeout_s=1)
 
         assert result.timed_out  # type: ignore[attr-defined]
-        assert [] == processes_tagged(tag)
+        assert [] == processes_left(tag)
 
 
 class TestFallback:
@@ -220,7 +220,7 @@ class TestFallback:
         result = _python(_leave_a_setsid_child(tag, tree / "late.txt"), tree, SandboxSpec((tree,)))
 
         assert result.ok, result  # type: ignore[attr-defined]
-        assert [] == processes_tagged(tag)
+        assert [] == processes_left(tag)
 
     def test_patchsmiths_own_commands_are_not_sandboxed(self, tree: Path) -> None:
         result = run_process([sys.executable, "-c", "pass"], cwd=tree, timeout_s=30)
