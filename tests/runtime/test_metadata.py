@@ -204,26 +204,7 @@ class TestTempFiles:
     def test_sigkill_leaves_no_temp_after_recovery(self, make_workspace: MakeTree) -> None:
         """A single-file commit killed before its rename leaves a temp the next open removes."""
         root = make_workspace({"sub/a.txt": b"old\n"})
-        child = textwrap.dedent(
-            """
-            import os, sys
-            from patchsmith.runtime import atomic
-            from patchsmith.runtime.transaction import Transaction
-            from patchsmith.runtime.workspace import Workspace
-
-            def die(*_args):
-                os._exit(17)
-
-            atomic.os.replace = die
-            txn = Transaction(Workspace(sys.argv[1]))
-            txn.update("sub/a.txt", "new\\n")
-            txn.commit()
-            """
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", child, str(root)], check=False, timeout=60, capture_output=True
-        )
-        assert 17 == done.returncode, done.stderr
+        _killed_before_rename(root, 'txn.update("sub/a.txt", "new\\n")')
         # an existing file's new content waits in the journal directory, not beside it
         assert ["a.txt"] == os.listdir(root / "sub")
         leftovers = os.listdir(root / ".patchsmith" / "journal")
@@ -241,26 +222,7 @@ class TestTempFiles:
         """A new file's temp is made beside it (its folder's defaults apply), with a note
         that lets the next open remove it after a crash."""
         root = make_workspace({"sub/a.txt": b"old\n"})
-        child = textwrap.dedent(
-            """
-            import os, sys
-            from patchsmith.runtime import atomic
-            from patchsmith.runtime.transaction import Transaction
-            from patchsmith.runtime.workspace import Workspace
-
-            def die(*_args):
-                os._exit(17)
-
-            atomic.os.replace = die
-            txn = Transaction(Workspace(sys.argv[1]))
-            txn.create("sub/b.txt", "new\\n")
-            txn.commit()
-            """
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", child, str(root)], check=False, timeout=60, capture_output=True
-        )
-        assert 17 == done.returncode, done.stderr
+        _killed_before_rename(root, 'txn.create("sub/b.txt", "new\\n")')
         assert 2 == len(os.listdir(root / "sub"))
 
         Workspace(root)
@@ -314,3 +276,27 @@ class TestTempFiles:
         real_root = Path(os.path.realpath(root))
         state = real_root / ".patchsmith"
         assert {real_root, state, state / "journal"} <= set(synced)
+
+
+def _killed_before_rename(root: Path, call: str) -> None:
+    """Run `call` on a transaction of `root` in a child killed at the commit's rename."""
+    child = textwrap.dedent(
+        f"""
+        import os, sys
+        from patchsmith.runtime import atomic
+        from patchsmith.runtime.transaction import Transaction
+        from patchsmith.runtime.workspace import Workspace
+
+        def die(*_args):
+            os._exit(17)
+
+        atomic.os.replace = die
+        txn = Transaction(Workspace(sys.argv[1]))
+        {call}
+        txn.commit()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child, str(root)], check=False, timeout=60, capture_output=True
+    )
+    assert 17 == done.returncode, done.stderr
