@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchsmith.attempt.withheld import forbidden_patterns, is_withheld
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards import Guard, GuardContext
 from patchsmith.guards.budgets import changed_lines
@@ -87,7 +88,7 @@ def _check_pre(pre: Precondition, root: Path, policy: Policy) -> ConditionResult
     except OSError as exc:
         return _result(kind, False, f"{location.relative}: cannot read ({exc.strerror})", pre.path)
     expected = pre.value.strip().lower().removeprefix("sha256:")
-    if _forbidden(policy, pre.path, location):
+    if is_withheld(forbidden_patterns(policy), pre.path, root):
         # A forbidden file's hash does not leave the machine (docs/policy.md): the check
         # still answers, without the file's own value.
         shown = "matches" if actual == expected else "differs (not shown: the file is forbidden)"
@@ -95,14 +96,6 @@ def _check_pre(pre: Precondition, root: Path, policy: Policy) -> ConditionResult
     else:
         evidence = f"{location.relative}: expected sha256 {expected}, actual {actual}"
     return _result(kind, actual == expected, evidence, pre.path)
-
-
-def _forbidden(policy: Policy, named: str, location: _Location) -> bool:
-    """Whether the forbidden_paths guard hides this file, by the name sent or its target's."""
-    if not policy.guard_enabled("forbidden_paths"):
-        return False
-    given = Path(named).as_posix().removeprefix("./")
-    return matches(policy.forbidden, given) or matches(policy.forbidden, location.relative)
 
 
 @dataclass(frozen=True)
