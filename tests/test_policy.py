@@ -176,6 +176,45 @@ class TestLoadPolicy:
 
         assert Policy() == load_policy(tmp_path)
 
+    def test_unchanged_file_is_not_parsed_again(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A policy file read again with the same text gives the same policy without a
+        second TOML parse (a long-lived caller's every apply reads it)."""
+        import tomllib
+
+        (tmp_path / "pyproject.toml").write_text(
+            '[project]\nname = "cached"\n[tool.patchsmith.policy]\nmax_files = 7\n',
+            encoding="utf-8",
+        )
+        parsed: list[str] = []
+        loads = tomllib.loads
+        monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or loads(text))
+
+        first, second = load_policy(tmp_path), load_policy(tmp_path)
+
+        assert 7 == getattr(first, "max_files", None)
+        assert first == second
+        assert len(parsed) <= 1
+
+    def test_edited_file_is_read_anew_whatever_its_stat(self, tmp_path: Path) -> None:
+        """An edit that keeps the file's size and modification time still changes the
+        policy: what is kept is matched by the text, never by the file's metadata."""
+        import os
+
+        policy_file = tmp_path / "patchsmith.toml"
+        policy_file.write_text("[policy]\nmax_files = 1\n", encoding="utf-8")
+        before = os.stat(policy_file)
+        assert 1 == getattr(load_policy(tmp_path), "max_files", None)
+
+        policy_file.write_text("[policy]\nmax_files = 2\n", encoding="utf-8")
+        os.utime(policy_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+        assert 2 == getattr(load_policy(tmp_path), "max_files", None)
+        policy_file.write_text("[policy]\nmax_filez = 2\n", encoding="utf-8")
+        failure = load_policy(tmp_path)
+        assert isinstance(failure, PatchFailure) and "max_filez" in failure.message
+
     @pytest.mark.parametrize(
         ("text", "needle"),
         [

@@ -129,6 +129,18 @@ class TestOpen:
                 assert 1 == opened._conn.execute("PRAGMA synchronous").fetchone()[0]
         Store.close_shared()
 
+    def test_waits_for_another_writer(self, state_dir: Path) -> None:
+        """Every connection waits `BUSY_TIMEOUT_MS` for another process's write lock (set
+        by the connection itself, without a statement of its own)."""
+        from patchsmith.store.connection import BUSY_TIMEOUT_MS
+
+        with Store.open(state_dir) as store, Store.shared(state_dir) as shared:
+            for opened in (store, shared):
+                assert opened._conn is not None
+                busy = opened._conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                assert BUSY_TIMEOUT_MS == busy
+        Store.close_shared()
+
     def test_schema_version_is_current(self, state_dir: Path) -> None:
         """A new database is at `SCHEMA_VERSION`, one step per migration."""
         Store.open(state_dir).close()
@@ -283,6 +295,15 @@ class TestRecordAttempt:
 
         assert attempt_id == "a-FIXED"
         assert record == store.get(attempt_id)
+
+    def test_round_trip_nothing_owned(self, store: Store) -> None:
+        """A record without files, failures, decisions or evidence reads back so (no row
+        is written for an empty list)."""
+        record = make_record(id="a-BARE", files=(), failures=(), decisions=())
+
+        store.record_attempt(record)
+
+        assert record == store.get("a-BARE")
 
     def test_assigns_id(self, store: Store) -> None:
         """An empty id gets a fresh `a-` id, returned and stored."""

@@ -501,6 +501,8 @@ def _sha256_inside(root: Path, relative: str) -> str | None:
 
 def _storable(text: str) -> str:
     # SQLite text is UTF-8; a Latin-1 file's diff or a surrogate-escaped input is not.
+    if text.isascii():  # known without a pass over the text (CPython marks ASCII strings)
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

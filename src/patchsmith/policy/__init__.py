@@ -370,12 +370,23 @@ def default_policy() -> Policy:
 
 
 def _from_file(path: Path, keys: tuple[str, ...]) -> Policy | PatchFailure:
-    import tomllib  # a workspace without a policy file reads no TOML
-
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return _invalid(path, f"cannot read {path.name}: {exc}")
+    return _from_text(path, keys, text)
+
+
+@lru_cache(maxsize=16)
+def _from_text(path: Path, keys: tuple[str, ...], text: str) -> Policy | PatchFailure:
+    """The policy `text` (the file `path` as just read) holds under `keys`.
+
+    Kept by the exact text: the file is read on every call, and only a file whose every
+    character is as before skips the TOML parse and the validation (a pyproject.toml of
+    a few kilobytes costs about a millisecond to parse). The results are immutable.
+    """
+    import tomllib  # a workspace without a policy file reads no TOML
+
     try:
         data: object = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

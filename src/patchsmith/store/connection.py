@@ -32,12 +32,13 @@ def connect(db_file: Path) -> sqlite3.Connection:
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     moved = 0
     while True:
+        # `timeout` is SQLite's busy timeout (`sqlite3_busy_timeout`, as `PRAGMA
+        # busy_timeout` sets it), so no statement is spent on it.
         conn = sqlite3.connect(db_file, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             # Before anything reads the schema: no SQL function a schema names (a trigger,
             # a view, a default, an index expression) may run with side effects.
             conn.execute("PRAGMA trusted_schema = OFF")
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             reason = untrusted(conn, db_file)
             if reason is not None:
                 conn.close()

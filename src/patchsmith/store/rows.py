@@ -18,10 +18,12 @@ def insert_rows(
     rows: Iterable[tuple[object, ...]],
 ) -> None:
     """Insert `rows` (values for `columns`) into `table` under `attempt_id`, numbered from 0."""
+    values = [(attempt_id, seq, *row) for seq, row in enumerate(rows)]
+    if not values:
+        return  # most attempts have no failures and no evidence: no statement for them
     marks = ", ".join("?" * (len(columns) + 2))
     conn.executemany(
-        f"INSERT INTO {table} (attempt_id, seq, {', '.join(columns)}) VALUES ({marks})",
-        [(attempt_id, seq, *row) for seq, row in enumerate(rows)],
+        f"INSERT INTO {table} (attempt_id, seq, {', '.join(columns)}) VALUES ({marks})", values
     )
 
 
