@@ -149,7 +149,9 @@ def apply(
             ApplyReport(status, files, plan.failures, warnings=plan.warnings),
             check=check,
         )
-        report = replace(report, errors=_blame_edits(report.errors, files))
+        blamed = _blame_edits(report.errors, files)
+        if blamed != report.errors:
+            report = replace(report, errors=blamed)
         if report.status is ApplyStatus.PARTIAL and not check:
             # The failures must describe the files as the partial write left them.
             written = {
