@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from patchsmith.engine.placeholder import has_line, is_placeholder_shape, placeholders_absent_from
 from patchsmith.errors import FailureCode, PatchFailure
@@ -60,8 +60,7 @@ _SAYS_ELIDED = re.compile(
 _RETRY = "resend the rest of the file, or send the change as a diff"
 
 
-@dataclass(frozen=True)
-class _Shape:
+class _Shape(NamedTuple):
     old_lines: int
     kept: int
     dropped_tail: int
