@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from patchsmith.engine.textedits import text_edits
 
 if TYPE_CHECKING:
-    from patchsmith.runtime.pyregion import Outline
     from tree_sitter import Node, Parser, Tree
+
+    from patchsmith.runtime.pyregion import Outline
 
 __all__ = [
     "LANGUAGES",
