@@ -21,7 +21,7 @@ from patchsmith.engine.linespans import LineSpan, SpanLog
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
-from patchsmith.errors import FailureCode, LookAlike, PatchFailure
+from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import (
     Action,
     EditFormat,
@@ -1037,6 +1037,8 @@ def _block_failure(
         )
     else:
         hint = f"{state.path} is empty; send its whole content instead."
+    from patchsmith.errors.lookalike import LookAlike  # only a refused hunk has look-alikes
+
     failure = PatchFailure(
         code=code,
         message=message,
