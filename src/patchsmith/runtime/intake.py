@@ -1186,7 +1186,8 @@ def _guess_refused(run: _Run, why: str) -> None:
     )
 
 
-_WORD = re.compile(r"[A-Za-z0-9_]{3,}")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_WORD = r"[A-Za-z0-9_]{3,}"
 
 
 def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
@@ -1197,6 +1198,7 @@ def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
     fit. Context lines may be altered, so they give no probe.
     """
     words: list[bytes] = []
+    word = re.compile(_WORD)
     for op in ops:
         if isinstance(op, Hunk):
             removed = [line[1:] for line in op.lines if line.startswith("-")]
@@ -1206,7 +1208,7 @@ def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
         else:
             continue
         for text in removed:
-            found = _WORD.findall(text)
+            found = word.findall(text)
             if found and not is_elision(text):
                 words.append(max(found, key=len).encode("ascii"))
     return tuple(dict.fromkeys(words))
