@@ -169,6 +169,10 @@ NOT_ON_THE_APPLY_PATH = {
     "textwrap": "help text, printed only with --help",
     "tempfile": "writing the per-user cache",
     "shutil": "argparse's terminal width (the CLI asks `os` itself), a commit's journal",
+    "patchsmith.store.runs": "a repair loop's run records (docs/decisions/0047)",
+    "patchsmith.guards.drift": "measuring a change large enough to review",
+    "patchsmith.model.condition": "a proposal's preconditions and postconditions",
+    "patchsmith.errors.lookalike": "a refused hunk's look-alike regions",
 }
 
 
@@ -259,6 +263,11 @@ PLAIN_DIFF = """\
 
 def imported_by_the_program(args: list[str], cache: Path, *, code: int = 0) -> set[str]:
     """Top-level packages `python -X importtime -m patchsmith ARGS` imports (exiting `code`)."""
+    return {name.split(".")[0] for name in modules_of_the_program(args, cache, code=code)}
+
+
+def modules_of_the_program(args: list[str], cache: Path, *, code: int = 0) -> set[str]:
+    """Every module `python -X importtime -m patchsmith ARGS` imports (exiting `code`)."""
     env = {"PATCHSMITH_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
     argv = [sys.executable, "-X", "importtime", "-m", "patchsmith", *args]
     subprocess.run(argv, capture_output=True, env=env, check=False)  # fills the cache
@@ -270,7 +279,7 @@ def imported_by_the_program(args: list[str], cache: Path, *, code: int = 0) -> s
         if line.startswith("import time:") and line.count("|") == 2
     }
     assert "patchsmith.cli" in names, done.stderr[-2000:]  # the profile was read
-    return {name.split(".")[0] for name in names}
+    return names
 
 
 class TestImportTimeOfAPlainDiff:
@@ -321,3 +330,51 @@ class TestImportTimeOfAPlainDiff:
         )
 
         assert expected in loaded
+
+    def test_a_plain_diff_of_a_text_file_loads_only_what_it_runs(self, tmp_path: Path) -> None:
+        """A unified diff of a non-Python file loads none of the modules a check of it never
+        runs: Python outlines, a repair loop's run records, the review guard's measuring
+        (the change is small), condition results, look-alike regions (docs/decisions/0047)."""
+        workspace = _copy_example(tmp_path)
+        (workspace / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+        diff = tmp_path / "change.diff"
+        diff.write_text(TEXT_DIFF, encoding="utf-8")
+
+        loaded = modules_of_the_program(
+            ["apply", str(diff), "-C", str(workspace), "--check"], tmp_path / "cache"
+        )
+
+        assert [] == [name for name in DEFERRED if name in loaded]
+
+    def test_the_profile_sees_a_deferred_module_a_check_needs(self, tmp_path: Path) -> None:
+        """The same probe on a Python file sees `runtime.pyregion` (its outline is kept for
+        the next check), and still none of the others."""
+        workspace = _copy_example(tmp_path)
+        diff = tmp_path / "change.diff"
+        diff.write_text(PLAIN_DIFF, encoding="utf-8")
+
+        loaded = modules_of_the_program(
+            ["apply", str(diff), "-C", str(workspace), "--check"], tmp_path / "cache"
+        )
+
+        assert [PYREGION] == [name for name in DEFERRED if name in loaded]
+
+
+TEXT_DIFF = """\
+--- a/notes.txt
++++ b/notes.txt
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three
+"""
+PYREGION = "patchsmith.runtime.pyregion"
+DEFERRED = (
+    PYREGION,
+    "patchsmith.store.runs",
+    "patchsmith.guards.drift",
+    "patchsmith.model.condition",
+    "patchsmith.errors.lookalike",
+)
+"""Modules imported where they are used, not by the modules that use them."""

@@ -19,6 +19,7 @@ from patchsmith.guards.budgets import changed_lines
 from patchsmith.guards.scope import ForbiddenPathGuard
 from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
+from patchsmith.model.condition import ConditionResult, ConditionStatus
 from patchsmith.model.proposal import (
     BaseCommitMatch,
     DiffMaxFiles,
@@ -36,7 +37,6 @@ from patchsmith.model.proposal import (
     PreconditionType,
     SyntaxValid,
 )
-from patchsmith.model.verdicts import ConditionResult, ConditionStatus
 from patchsmith.policy import Policy, matches
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.diffstat import is_binary

@@ -77,19 +77,22 @@ def find_diffs(text: str) -> list[FileDiff]:
 
 
 _HUNK_NUMBERS = re.compile(r"@@+\s*-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@+)?(.*)$")
-_HUNK_BARE = re.compile(r"@@+(.*?)@@+(.*)$")
-_ENVELOPE_OP = re.compile(r"\*\*\*\s*(Add|Delete|Update)\s+File\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_MOVE_TO = re.compile(r"\*\*\*\s*Move\s+to\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_BEGIN = re.compile(r"\*\*\*\s*Begin\s+Patch\s*$", re.IGNORECASE)
-_END = re.compile(r"\*\*\*\s*End\s+Patch\s*$", re.IGNORECASE)
-_END_OF_FILE = re.compile(r"\*\*\*\s*End\s+of\s+File\s*$", re.IGNORECASE)
+# Patterns for what a plain unified diff never holds (a header without numbers, envelope
+# markers) stay strings, compiled by `re` on first use: a process that reads plain diffs
+# starts faster without them (docs/decisions/0047).
+_HUNK_BARE = r"@@+(.*?)@@+(.*)$"
+_ENVELOPE_OP = r"(?i)\*\*\*\s*(Add|Delete|Update)\s+File\s*:\s*(.*?)\s*$"
+_MOVE_TO = r"(?i)\*\*\*\s*Move\s+to\s*:\s*(.*?)\s*$"
+_BEGIN = r"(?i)\*\*\*\s*Begin\s+Patch\s*$"
+_END = r"(?i)\*\*\*\s*End\s+Patch\s*$"
+_END_OF_FILE = r"(?i)\*\*\*\s*End\s+of\s+File\s*$"
 _TIMESTAMP = re.compile(
     r"\s+(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|Z)?"
     r"|\((?:revision \d+|working copy|nonexistent)\))\s*$"
 )
 _MAX_SCANNED = 4096  # header lines are read this far; keeps the regexes linear
-_BULLET = re.compile(r"[-+*] [A-Za-z`*\[(]")
-_HEREDOC_END = re.compile(r"['\"]?[A-Z_]{2,}['\"]?$")
+_BULLET = r"[-+*] [A-Za-z`*\[(]"
+_HEREDOC_END = r"['\"]?[A-Z_]{2,}['\"]?$"
 _GIT_KEYS = (
     "old mode ",
     "new mode ",
@@ -265,7 +268,7 @@ def _hunk_header(bare: str) -> _HunkHeader:
             1 if new_count is None else int(new_count),
             section.strip(),
         )
-    match = _HUNK_BARE.match(bare)
+    match = re.match(_HUNK_BARE, bare)
     if match:
         return _HunkHeader(section=match.group(2).strip())
     return _HunkHeader(section=bare.lstrip("@").strip())
@@ -291,7 +294,9 @@ class _Parser:
             bare = _bare(self.lines[i])
             stripped = bare.strip()
             # Both envelope patterns start with `***`: most lines are spared the regexes.
-            if stripped[:3] == "***" and (_BEGIN.match(stripped) or _ENVELOPE_OP.match(stripped)):
+            if stripped[:3] == "***" and (
+                re.match(_BEGIN, stripped) or re.match(_ENVELOPE_OP, stripped)
+            ):
                 i = self._envelope(i)
             elif bare.startswith("diff --git "):
                 i = self._git_file(i)
@@ -561,7 +566,7 @@ class _Parser:
         if j < self.n:
             nxt = self.lines[j]
             body_follows = nxt[:1] in (" ", "-", "+", "\\") and not self._is_header(j)
-            if body_follows and not (complete and _BULLET.match(nxt)):
+            if body_follows and not (complete and re.match(_BULLET, nxt)):
                 return run, j, False
         missing = min(old_missing, new_missing) if known else 0
         taken = max(0, min(run, missing))
@@ -570,7 +575,10 @@ class _Parser:
     # apply_patch envelopes
 
     def _envelope(self, i: int) -> int:
-        if _BEGIN.match(_bare(self.lines[i]).strip()):
+        envelope_op, end, move_to, end_of_file = (
+            re.compile(pattern) for pattern in (_ENVELOPE_OP, _END, _MOVE_TO, _END_OF_FILE)
+        )
+        if re.match(_BEGIN, _bare(self.lines[i]).strip()):
             begin = i
             i += 1
         else:
@@ -580,16 +588,16 @@ class _Parser:
         while i < self.n:
             line = self.lines[i]
             stripped = line.strip()
-            op = _ENVELOPE_OP.match(stripped)
-            if _END.match(stripped):
+            op = envelope_op.match(stripped)
+            if end.match(stripped):
                 i += 1
                 break
             if op:
                 self._finish(builder, i)
                 builder = _EnvelopeFile(op.group(1).lower(), op.group(2), i)
-            elif (move := _MOVE_TO.match(stripped)) and builder and builder.kind == "update":
+            elif (move := move_to.match(stripped)) and builder and builder.kind == "update":
                 builder.move_to = move.group(1)
-            elif _END_OF_FILE.match(stripped) and builder is not None and builder.kind == "update":
+            elif end_of_file.match(stripped) and builder is not None and builder.kind == "update":
                 builder.end_hunk(at_eof=True)
             elif builder is not None and builder.takes(line):
                 builder.add(line, i)
@@ -615,8 +623,8 @@ class _Parser:
             return True  # a paragraph of prose after the last marker
         return (
             _is_fence(stripped)
-            or bool(_HEREDOC_END.match(stripped))
-            or bool(_BEGIN.match(stripped))
+            or bool(re.match(_HEREDOC_END, stripped))
+            or bool(re.match(_BEGIN, stripped))
             or stripped.startswith("diff --git ")
         )
 

@@ -178,7 +178,7 @@ def indent_style(lines: Sequence[str]) -> IndentStyle:
     """
     # Counting the distinct indentations (found by one regex pass) keeps this
     # linear in C rather than a Python loop over every line.
-    counts = Counter(_INDENT.findall("\n".join(lines)))
+    counts = Counter(re.findall(_INDENT, "\n".join(lines)))
     tabs = spaces = 0
     for ws, count in counts.items():
         if "\t" in ws and " " in ws.rstrip(" "):
@@ -198,7 +198,8 @@ def indent_style(lines: Sequence[str]) -> IndentStyle:
     return IndentStyle(tabs=tabs > 0, spaces=spaces > 0, unit=unit)
 
 
-_INDENT = re.compile(r"^([ \t]+)(?=[^ \t\n])", re.MULTILINE)
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_INDENT = r"(?m)^([ \t]+)(?=[^ \t\n])"
 _MIN_STYLE_LINES = 3
 
 

@@ -25,7 +25,8 @@ _COMMENTED = re.compile(
     rf"|\.\.\s+{_DOTS}.*"  # .. ... (a reST comment)
     r")$"
 )
-_BARE = re.compile(rf"^{_DOTS}(?:\s+[A-Za-z][^\"'`;,{{}}()=]*)?$")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_BARE = rf"^{_DOTS}(?:\s+[A-Za-z][^\"'`;,{{}}()=]*)?$"
 _BARE_SUFFIXES = (
     ".json",
     ".jsonc",
@@ -71,7 +72,7 @@ def is_placeholder_shape(line: str, path: str = "") -> bool:
         return True
     if not path.lower().endswith(_BARE_SUFFIXES):
         return False
-    return _BARE.match(text) is not None
+    return re.match(_BARE, text) is not None
 
 
 def placeholders_absent_from(

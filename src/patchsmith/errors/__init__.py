@@ -11,13 +11,19 @@ Programmer misuse (a bad argument, a committed transaction reused) raises
 never hides a caller's bug.
 
 The bottom layer (docs/architecture.md): the failure vocabulary every layer, the engine
-included, answers in. It imports nothing of patchsmith.
+included, answers in. It imports nothing of patchsmith. `LookAlike` lives in
+`errors.lookalike`, imported on first use: only a refused edit has look-alikes, and a
+check starts faster without it (docs/decisions/0047).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from patchsmith.errors.lookalike import LookAlike
 
 __all__ = [
     "FailureCode",
@@ -115,45 +121,6 @@ class FailureCode(StrEnum):
     FLEET_RUN_CONFLICT = "FLEET_RUN_CONFLICT"
 
 
-@dataclass(frozen=True)
-class LookAlike:
-    """One of several similar regions a refused edit may have been written for.
-
-    Lines are 1-based and inclusive, in the file as it is now (`current_sha256`).
-    """
-
-    start: int
-    end: int
-    similarity: float
-    """How alike the region is to the edit's old lines, 0 to 1."""
-    differing: tuple[int, ...] = ()
-    """Lines of the region that are not the edit's old lines as written."""
-    named: bool = False
-    """The edit's line numbers (or `@@` anchor) point at this region."""
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "start": self.start,
-            "end": self.end,
-            "similarity": round(self.similarity, 3),
-            "differing": list(self.differing),
-            "named": self.named,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, object]) -> LookAlike:
-        """The inverse of `to_json` (unknown keys ignored)."""
-        differing = data.get("differing")
-        similarity = data.get("similarity")
-        return cls(
-            start=_int(data.get("start")),
-            end=_int(data.get("end")),
-            similarity=float(similarity) if isinstance(similarity, int | float) else 0.0,
-            differing=tuple(_int(n) for n in differing) if isinstance(differing, list) else (),
-            named=data.get("named") is True,
-        )
-
-
 def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -215,6 +182,8 @@ class PatchFailure:
         similarity = data.get("similarity")
         candidates = data.get("candidates")
         lookalikes = data.get("lookalikes")
+        from patchsmith.errors.lookalike import LookAlike
+
         return cls(
             FailureCode(str(data["code"])),
             str(data.get("message", "")),
@@ -259,3 +228,12 @@ def invalid_arguments(
 
 class PartialApplyError(PatchRefused):
     """Only some hunks located; raised by the engine's strict wrapper `apply_hunks_strict`."""
+
+
+def __getattr__(name: str) -> object:
+    """`LookAlike`, from `errors.lookalike` on first use."""
+    if name == "LookAlike":
+        from patchsmith.errors.lookalike import LookAlike
+
+        return LookAlike
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,8 @@ from typing import NamedTuple
 __all__ = ["Fence", "fence_close", "fence_open", "info_path", "path_from_line"]
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^`\n]*)$")
-_LABEL = re.compile(r"^(?:#+\s*|(?:file(?:name)?|path)\s*:\s*)", re.IGNORECASE)
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_LABEL = r"(?i)^(?:#+\s*|(?:file(?:name)?|path)\s*:\s*)"
 _WRAPPERS = ("**", "__", "`", "'", '"', "*", "_")
 # well-known files whose names have neither a dot nor a slash
 _BARE_NAMES = frozenset(
@@ -75,7 +76,7 @@ def fence_close(lines: list[str], start: int, fence: Fence) -> int:
 def path_from_line(line: str) -> str | None:
     """The file path a line names on its own (decorations stripped), or `None` for prose."""
     text = line.strip()
-    text = _LABEL.sub("", text, count=1).strip()
+    text = re.sub(_LABEL, "", text, count=1).strip()
     if text.endswith(":"):
         text = text[:-1].rstrip()
     changed = True

@@ -16,7 +16,8 @@ import re
 
 __all__ = ["unwrap"]
 
-_ENVELOPE = re.compile(r"^[ \t]*\*\*\*[ \t]*Begin[ \t]+Patch", re.IGNORECASE | re.MULTILINE)
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_ENVELOPE = r"(?im)^[ \t]*\*\*\*[ \t]*Begin[ \t]+Patch"
 _PROGRAMS = frozenset({"apply_patch", "applypatch"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 # `[cd DIR &&] apply_patch <<['"]TAG['"]` NEWLINE body NEWLINE TAG
@@ -54,7 +55,7 @@ def _from_value(value: object, depth: int) -> str | None:
     if isinstance(value, str):
         if value.lstrip()[:1] in ("{", "["):
             return unwrap(value)
-        if _ENVELOPE.match(value.lstrip("\r\n")):
+        if re.match(_ENVELOPE, value.lstrip("\r\n")):
             return value
         return _from_script(value)
     if isinstance(value, list):
@@ -74,7 +75,7 @@ def _from_argv(argv: list[object], depth: int) -> str | None:
         return None
     words = [str(arg) for arg in argv]
     program = words[0].rsplit("/", 1)[-1]
-    if program in _PROGRAMS and len(words) == 2 and _ENVELOPE.match(words[1].lstrip("\r\n")):
+    if program in _PROGRAMS and len(words) == 2 and re.match(_ENVELOPE, words[1].lstrip("\r\n")):
         return words[1]
     if program in _SHELLS and len(words) == 3 and words[1] in ("-c", "-lc"):
         return _from_script(words[2])
@@ -87,4 +88,4 @@ def _from_script(script: str) -> str | None:
     if found is None:
         return None
     body = found.group("body")
-    return body if _ENVELOPE.search(body) else None
+    return body if re.search(_ENVELOPE, body) else None

@@ -29,7 +29,8 @@ from patchsmith.formats.whole_file import fence_path, holds_file, truncated_prob
 
 __all__ = ["detect", "parse", "parse_marked", "prose_path"]
 
-_QUOTED = re.compile(r"`([^`\s]+)`|\*\*([^*\s]+)\*\*|\(([^()\s]+)\)")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_QUOTED = r"`([^`\s]+)`|\*\*([^*\s]+)\*\*|\(([^()\s]+)\)"
 _PROSE_LINES = 3
 
 
@@ -95,7 +96,7 @@ def prose_path(lines: list[str], fence_line: int) -> str | None:
     while index >= 0 and lines[index].strip() and seen < _PROSE_LINES:
         if fence_open(lines[index]) is not None:
             break
-        for match in _QUOTED.finditer(lines[index]):
+        for match in re.finditer(_QUOTED, lines[index]):
             token = next(group for group in match.groups() if group)
             path = path_from_line(token.rstrip(".,;:"))
             if path is not None and path not in found:

@@ -28,10 +28,10 @@ __all__ = ["detect", "fence_path", "holds_file", "parse", "truncated_problem"]
 _DIFF_INFO = frozenset({"diff", "patch", "udiff"})
 _SHELL_INFO = frozenset({"bash", "sh", "shell", "console", "terminal", "zsh", "powershell", "cmd"})
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd")
-_OTHER_FORMAT = re.compile(
-    r"^(?:@@|--- |\+\+\+ |diff --git |\s*\*\*\*\s*(?:Begin Patch|(?:Add|Update|Delete) File:)"
-    r"|\s*<{5,9} ?SEARCH\b)",
-    re.IGNORECASE,
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_OTHER_FORMAT = (
+    r"(?i)^(?:@@|--- |\+\+\+ |diff --git |\s*\*\*\*\s*(?:Begin Patch|(?:Add|Update|Delete) File:)"
+    r"|\s*<{5,9} ?SEARCH\b)"
 )
 
 
@@ -99,4 +99,5 @@ def holds_file(fence: Fence, path: str, body: list[str]) -> bool:
         return False
     if language in _SHELL_INFO and not path.endswith(_SHELL_SUFFIXES):
         return False  # `x.py` then a ```bash block: a command to run, not the file
-    return not any(_OTHER_FORMAT.match(line) for line in body)
+    other = re.compile(_OTHER_FORMAT)
+    return not any(other.match(line) for line in body)

@@ -204,7 +204,8 @@ def _cargo(text: str) -> Dependencies:
     return found
 
 
-_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?(\S+)\s+(v\S+)")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_GO_REQUIRE = r"^\s*(?:require\s+)?(\S+)\s+(v\S+)"
 
 
 def _go_mod(text: str) -> Dependencies:
@@ -221,13 +222,13 @@ def _go_mod(text: str) -> Dependencies:
             continue
         elif not line.startswith("require "):
             continue
-        match = _GO_REQUIRE.match(line)
+        match = re.match(_GO_REQUIRE, line)
         if match:
             found[("require", match.group(1))] = match.group(2)
     return found
 
 
-_REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$")
+_REQUIREMENT_NAME = r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$"  # compiled on first use, as above
 
 
 def _requirements(text: str) -> Dependencies:
@@ -236,7 +237,7 @@ def _requirements(text: str) -> Dependencies:
         line = re.split(r"(?:^|\s)#", raw, maxsplit=1)[0].strip()
         if not line or line.startswith("-"):
             continue  # options, -r includes and -e editables are not pinned dependencies
-        match = _REQUIREMENT_NAME.match(line)
+        match = re.match(_REQUIREMENT_NAME, line)
         if match is None:
             continue
         found[("requirements", _canonical_name(match.group(1)))] = "".join(match.group(2).split())

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from patchsmith.engine.placeholder import has_line, is_placeholder_shape, placeholders_absent_from
 from patchsmith.errors import FailureCode, PatchFailure
@@ -52,16 +52,15 @@ MIN_KEPT_SHARE = 0.25
 """A cut-off reply still carries the file up to the cut: at least this share of its lines."""
 _MIN_TAIL_LINES = 5
 
-_SAYS_ELIDED = re.compile(
-    r"\b(?:existing|unchanged|rest|same|omitted|elided|remaining|previous|other|before|"
-    r"as is|as-is|skipped|truncated|more code|code here|etc)\b",
-    re.IGNORECASE,
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_SAYS_ELIDED = (
+    r"(?i)\b(?:existing|unchanged|rest|same|omitted|elided|remaining|previous|other|before|"
+    r"as is|as-is|skipped|truncated|more code|code here|etc)\b"
 )
 _RETRY = "resend the rest of the file, or send the change as a diff"
 
 
-@dataclass(frozen=True)
-class _Shape:
+class _Shape(NamedTuple):
     old_lines: int
     kept: int
     dropped_tail: int
@@ -150,7 +149,7 @@ class PlaceholderGuard(Guard):
             if old is None:
                 # A new file loses nothing to a bare `# ...`; one that says code was left
                 # out ("existing code", "rest of the file") still stands for missing text.
-                found = [(i, line) for i, line in found if _SAYS_ELIDED.search(line)]
+                found = [(i, line) for i, line in found if re.search(_SAYS_ELIDED, line)]
             if not found:
                 continue
             where = ", ".join(str(i + 1) for i, _ in found[:5])

@@ -13,8 +13,9 @@ from patchsmith.model.feedback import DEFAULT_FEEDBACK_CHARS, render_feedback, s
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 
 if TYPE_CHECKING:  # reports are built long after import time
+    from patchsmith.model.condition import ConditionResult
     from patchsmith.model.evidence import Evidence
-    from patchsmith.model.verdicts import ConditionResult, GuardDecision
+    from patchsmith.model.verdicts import GuardDecision
 
 __all__ = [
     "ApplyReport",

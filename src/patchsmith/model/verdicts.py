@@ -2,7 +2,9 @@
 
 They are values the report holds and the store records; the guards and the conditions
 that reach them live above (`patchsmith.guards`, `patchsmith.attempt.conditions`, which
-re-export them).
+re-export them). A condition's result is `model.condition`, imported on first use: a
+change without conditions never makes one, and a check starts faster without it
+(docs/decisions/0047).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from patchsmith.errors import FailureCode, PatchFailure
 
-if TYPE_CHECKING:  # the proposal's module loads pydantic; the guards must not
-    from patchsmith.model.proposal import PostconditionType, PreconditionType
+if TYPE_CHECKING:
+    from patchsmith.model.condition import ConditionResult, ConditionStatus
 
 __all__ = ["ConditionResult", "ConditionStatus", "DecisionStatus", "GuardDecision"]
 
@@ -51,30 +53,10 @@ class GuardDecision:
         return data
 
 
-class ConditionStatus(StrEnum):
-    """The verdict on one condition."""
+def __getattr__(name: str) -> object:
+    """`ConditionResult` and `ConditionStatus`, from `model.condition` on first use."""
+    if name in ("ConditionResult", "ConditionStatus"):
+        from patchsmith.model import condition
 
-    PASSED = "passed"
-    FAILED = "failed"
-    NOT_CHECKED = "not_checked"
-    ERROR = "error"
-    """A profile that decides it ran but established nothing (never a pass)."""
-
-
-@dataclass(frozen=True)
-class ConditionResult:
-    """One condition's verdict and the evidence for it (hashes, counts, paths)."""
-
-    type: PreconditionType | PostconditionType
-    status: ConditionStatus
-    evidence: str
-    path: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        """The JSON object used in reports and the store."""
-        return {
-            "type": self.type.value,
-            "status": self.status.value,
-            "evidence": self.evidence,
-            "path": self.path,
-        }
+        return getattr(condition, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -412,7 +412,8 @@ def _from_text(path: Path, keys: tuple[str, ...], text: str) -> Policy | PatchFa
         return _invalid(path, f"invalid policy in {where}: {problems}")
 
 
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_TOML_LINE = r"\(at line (\d+), column \d+\)"
 
 
 def _unparsable(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> PatchFailure:
@@ -425,7 +426,7 @@ def _unparsable(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> PatchFai
         hint=f"fix the TOML of {path.name} around the excerpt; docs/policy.md lists every key",
         current_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
-    found = _TOML_LINE.search(str(exc))
+    found = re.search(_TOML_LINE, str(exc))
     contents = text.splitlines()
     if found is None or not contents:
         return failure

@@ -21,7 +21,7 @@ from patchsmith.engine.linespans import LineSpan, SpanLog
 from patchsmith.engine.locate import NotPlaced
 from patchsmith.engine.model import EngineOptions, Hunk, HunkOutcome, SkipReason, Strategy
 from patchsmith.engine.textlines import Lines, dominant_ending, split_lines
-from patchsmith.errors import FailureCode, LookAlike, PatchFailure
+from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import (
     Action,
     EditFormat,
@@ -1037,6 +1037,8 @@ def _block_failure(
         )
     else:
         hint = f"{state.path} is empty; send its whole content instead."
+    from patchsmith.errors.lookalike import LookAlike  # only a refused hunk has look-alikes
+
     failure = PatchFailure(
         code=code,
         message=message,
@@ -1184,7 +1186,8 @@ def _guess_refused(run: _Run, why: str) -> None:
     )
 
 
-_WORD = re.compile(r"[A-Za-z0-9_]{3,}")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_WORD = r"[A-Za-z0-9_]{3,}"
 
 
 def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
@@ -1195,6 +1198,7 @@ def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
     fit. Context lines may be altered, so they give no probe.
     """
     words: list[bytes] = []
+    word = re.compile(_WORD)
     for op in ops:
         if isinstance(op, Hunk):
             removed = [line[1:] for line in op.lines if line.startswith("-")]
@@ -1204,7 +1208,7 @@ def _probes(ops: Sequence[EditOp]) -> tuple[bytes, ...]:
         else:
             continue
         for text in removed:
-            found = _WORD.findall(text)
+            found = word.findall(text)
             if found and not is_elision(text):
                 words.append(max(found, key=len).encode("ascii"))
     return tuple(dict.fromkeys(words))

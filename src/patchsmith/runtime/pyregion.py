@@ -19,6 +19,7 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from patchsmith.engine.textedits import TextEdit
 
@@ -28,8 +29,7 @@ _PARSE_FAILED = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowE
 """What `ast.parse` raises on text it cannot read (NUL bytes, lone surrogates, depth)."""
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """The body of a top-level class: where it may be cut between its statements."""
 
     indent: int
@@ -106,27 +106,51 @@ def _cuts(body: Sequence[ast.stmt]) -> list[int] | None:
     return cuts
 
 
-@dataclass
 class _Region:
-    """Old rows `first` to `stop` (exclusive; `None`: to the end) and where they lie."""
+    """Old rows `first` to `stop` (exclusive; `None`: to the end) and where they lie.
 
-    first: int
-    stop: int | None
-    old_start: int
-    old_end: int
-    shift: int
-    """How much longer the new text is than the old before this region."""
-    row_shift: int
-    """How many more rows the new text has than the old before this region."""
-    edit_row: int
-    """The row of the first edit's start, `edit_start`."""
-    edit_start: int
-    last_row: int = 0
-    """The row of the last edit's last character, `last`."""
-    last: int = 0
-    grows: int = 0
-    """How much longer the region is in the new text."""
-    grows_rows: int = 0
+    A plain class: a few are made per check, and a dataclass's generated methods would
+    cost more to build at import than the check spends on them (docs/decisions/0047).
+    """
+
+    __slots__ = (
+        "edit_row",
+        "edit_start",
+        "first",
+        "grows",
+        "grows_rows",
+        "last",
+        "last_row",
+        "old_end",
+        "old_start",
+        "row_shift",
+        "shift",
+        "stop",
+    )
+
+    def __init__(
+        self,
+        first: int,
+        stop: int | None,
+        old_start: int,
+        old_end: int,
+        shift: int,
+        row_shift: int,
+        edit_row: int,
+        edit_start: int,
+    ) -> None:
+        self.first = first
+        self.stop = stop
+        self.old_start = old_start
+        self.old_end = old_end
+        self.shift = shift  # how much longer the new text is than the old before this region
+        self.row_shift = row_shift  # how many more rows the new text has before this region
+        self.edit_row = edit_row  # the row of the first edit's start, `edit_start`
+        self.edit_start = edit_start
+        self.last_row = 0  # the row of the last edit's last character, `last`
+        self.last = 0
+        self.grows = 0  # how much longer the region is in the new text
+        self.grows_rows = 0
 
 
 def region_outline(

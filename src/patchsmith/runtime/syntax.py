@@ -19,10 +19,11 @@ from posixpath import splitext
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from patchsmith.engine.textedits import text_edits
-from patchsmith.runtime.pyregion import Outline, outline_of, region_outline
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Tree
+
+    from patchsmith.runtime.pyregion import Outline
 
 __all__ = [
     "LANGUAGES",
@@ -300,6 +301,10 @@ def changed_python_error(old: str | None, new: str) -> str | None:
     included, is decided by parsing all of `new`, so an error's message is always the
     whole file's.
     """
+    # Imported here, not above: only Python files need outlines, and a process that checks
+    # other files starts faster without them (docs/decisions/0047).
+    from patchsmith.runtime.pyregion import outline_of, region_outline
+
     data = new.encode("utf-8", "surrogatepass")
     key = ("python", _digest(data))
     known = _VERDICTS.get(key)

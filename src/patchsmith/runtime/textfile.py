@@ -118,8 +118,8 @@ def _utf8_errors(raw: bytes) -> int | None:
     it would be a second encoding in one file.
     """
     decoded = raw.decode("utf-8", "surrogateescape")
-    bad = len(_ESCAPED.findall(decoded))
-    multibyte = len(decoded) - bad - sum(1 for _ in _ASCII.finditer(decoded))
+    bad = len(re.findall(_ESCAPED, decoded))
+    multibyte = len(decoded) - bad - sum(1 for _ in re.finditer(_ASCII, decoded))
     return bad if multibyte > 0 else None
 
 
@@ -135,8 +135,9 @@ def _damaged_lines(raw: bytes) -> Counter[bytes]:
     return damaged
 
 
-_ESCAPED = re.compile("[\udc80-\udcff]")
-_ASCII = re.compile("[\x00-\x7f]")
+# Compiled by `re` on first use (a plain diff never needs it; docs/decisions/0047).
+_ESCAPED = "[\udc80-\udcff]"
+_ASCII = "[\x00-\x7f]"
 
 
 def _line_and_column(text: str, index: int) -> tuple[int, int]:

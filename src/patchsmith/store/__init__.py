@@ -7,7 +7,9 @@ records read back from it. One module per concern:
 - `records`: an attempt's values (`AttemptRecord`, `FileRecord`, `GuardDecision`, …);
 - `attempts`: the `attempts` table and the rows it owns (files, failures, decisions),
   with `rows` for their shared shape and `evidence` for verification runs;
-- `runs`: the `runs` table and a repair loop run's task, turns and result;
+- `runids`: the `runs` table, every run id seen;
+- `runs`: a repair loop run's task, turns and result (imported on first use: a check
+  records no run, and starts faster without these records, docs/decisions/0047);
 - `judgements`: the `judgements` table; `queries`: finding attempts; `ids`: attempt ids;
 - `schema`: the tables as migrations; `connection`: opening and configuring SQLite;
   `origin`: whether a database is one this machine made (docs/decisions/0031) and
@@ -17,6 +19,8 @@ records read back from it. One module per concern:
 It may import the layers below it (`guards`, `policy`, `runtime`, `model`, `formats`,
 `engine`, `errors`), never a workflow or anything above (docs/architecture.md).
 """
+
+from typing import TYPE_CHECKING
 
 from patchsmith.store.ids import UNIQUE_ID_PREFIX, new_attempt_id
 from patchsmith.store.kept import keep_open
@@ -29,9 +33,11 @@ from patchsmith.store.records import (
     FileRecord,
     GuardDecision,
 )
-from patchsmith.store.runs import RunRecord, RunTurnRecord
 from patchsmith.store.schema import SCHEMA_VERSION
 from patchsmith.store.store import Store
+
+if TYPE_CHECKING:
+    from patchsmith.store.runs import RunRecord, RunTurnRecord
 
 __all__ = [
     "DB_FILE_NAME",
@@ -50,3 +56,12 @@ __all__ = [
     "keep_open",
     "new_attempt_id",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The repair loop's run records, imported on first use (see `runs` above)."""
+    if name in ("RunRecord", "RunTurnRecord"):
+        from patchsmith.store import runs
+
+        return getattr(runs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from patchsmith.store.records import (
     GuardDecision,
 )
 from patchsmith.store.rows import insert_rows, select_rows
-from patchsmith.store.runs import note_run
+from patchsmith.store.runids import note_run
 
 __all__ = ["insert", "load"]
 

@@ -8,8 +8,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from patchsmith.runtime.statedir import check_entry
 from patchsmith.store.connection import connect
@@ -29,8 +29,7 @@ SHARED_PER_THREAD = 4
 """Stores one thread keeps open through `Store.shared` (the least recently used is closed)."""
 
 
-@dataclass
-class _Kept:
+class _Kept(NamedTuple):
     """A connection `Store.shared` keeps open, and the database file it was opened on."""
 
     conn: sqlite3.Connection

@@ -1,11 +1,13 @@
-"""Runs: the `runs` table (every run id seen, with an attempt or a repair loop) and a repair
-loop run's own record (`run_tasks`, `run_turns`, `run_results`), written and read back."""
+"""Runs: a repair loop run's own record (`run_tasks`, `run_turns`, `run_results`), written
+and read back; the `runs` table of every run id seen is `runids`."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from dataclasses import astuple, dataclass, fields
+
+from patchsmith.store.runids import note_run
 
 __all__ = [
     "RunRecord",
@@ -69,13 +71,6 @@ class RunRecord:
 
 _TURN_COLUMNS = tuple(f.name for f in fields(RunTurnRecord))
 """The `run_turns` columns after `run_id`, in the order of `RunTurnRecord`'s fields."""
-
-
-def note_run(conn: sqlite3.Connection, run_id: str, first_seen_at: str) -> None:
-    """Add `run_id` to the runs seen, unless it is there already."""
-    conn.execute(
-        "INSERT OR IGNORE INTO runs (id, first_seen_at) VALUES (?, ?)", (run_id, first_seen_at)
-    )
 
 
 def insert_task(

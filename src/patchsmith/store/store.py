@@ -18,15 +18,18 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from patchsmith.store import attempts, judgements, queries, runs
+from patchsmith.store import attempts, judgements, queries
 from patchsmith.store.connection import connect
 from patchsmith.store.errors import mapped_errors
 from patchsmith.store.kept import close_shared, is_kept_open, shared_connection, still_kept
 from patchsmith.store.layout import DB_FILE_NAME, check_state_dir
 from patchsmith.store.queries import MAX_LIST_LIMIT
 from patchsmith.store.records import AttemptRecord
-from patchsmith.store.runs import RunRecord, RunTurnRecord
+
+if TYPE_CHECKING:
+    from patchsmith.store.runs import RunRecord, RunTurnRecord
 
 __all__ = ["Store"]
 
@@ -199,11 +202,17 @@ class Store:
         self, run_id: str, created_at: str, task_json: str, budget_json: str
     ) -> None:
         """Record the start of a repair loop run; `ValueError` if the run id is taken."""
+        # Imported here: only a repair loop uses its records, and a CLI check starts faster
+        # without them (docs/decisions/0047).
+        from patchsmith.store import runs
+
         with self._transaction("cannot record the run", write=True) as conn:
             runs.insert_task(conn, run_id, created_at, task_json, budget_json)
 
     def record_run_turn(self, run_id: str, turn: RunTurnRecord) -> None:
         """Record one turn of a run started with `record_run_task`."""
+        from patchsmith.store import runs
+
         with self._transaction("cannot record the run's turn", write=True) as conn:
             runs.insert_turn(conn, run_id, turn)
 
@@ -211,10 +220,14 @@ class Store:
         self, run_id: str, finished_at: str, status: str, result_json: str
     ) -> None:
         """Record how a run ended (once)."""
+        from patchsmith.store import runs
+
         with self._transaction("cannot record the run's result", write=True) as conn:
             runs.insert_result(conn, run_id, finished_at, status, result_json)
 
     def get_run(self, run_id: str) -> RunRecord | None:
         """The recorded run with this id, its turns in order; `None` if there is none."""
+        from patchsmith.store import runs
+
         with self._reading() as conn:
             return runs.load(conn, run_id)
