@@ -769,15 +769,15 @@ class Transaction:
                 entries.append(
                     JournalEntry(
                         change.old_path,
-                        change.old_bytes,
+                        change.old_content,
                         change.old_mode,
-                        change.new_bytes if same_path else None,
+                        change.new_content if same_path else None,
                         change.new_mode if same_path else None,
                     )
                 )
             if not same_path:
                 entries.append(
-                    JournalEntry(change.path, None, None, change.new_bytes, change.new_mode)
+                    JournalEntry(change.path, None, None, change.new_content, change.new_mode)
                 )
                 for parent in _parents(change.path):
                     if parent not in created_dirs and not os.path.lexists(
