@@ -57,9 +57,7 @@ CASES: dict[str, tuple[bytes, bytes]] = {
 }
 
 
-def _apply(
-    root: Path, reply: str, monkeypatch: pytest.MonkeyPatch, *, lazy: bool
-) -> ApplyReport:
+def _apply(root: Path, reply: str, monkeypatch: pytest.MonkeyPatch, *, lazy: bool) -> ApplyReport:
     with monkeypatch.context() as patch:
         if lazy:
             patch.setattr(transaction_module, "LAZY_BYTES_MIN_CHARS", 0)

@@ -101,9 +101,8 @@ class TestFileChange:
     def test_equality_replace_and_pickle_see_the_bytes(self) -> None:
         """A change kept as text equals the same change kept as bytes; `replace` and
         pickling keep the bytes."""
-        kept = FileChange(
-            "f.txt", Action.UPDATE, "f.txt", EncodedText("a\n", "utf-8"), EncodedText("b\n", "utf-8")
-        )
+        old, new = EncodedText("a\n", "utf-8"), EncodedText("b\n", "utf-8")
+        kept = FileChange("f.txt", Action.UPDATE, "f.txt", old, new)
         whole = FileChange("f.txt", Action.UPDATE, "f.txt", b"a\n", b"b\n")
         assert kept == whole
         assert hash(kept) == hash(whole)
