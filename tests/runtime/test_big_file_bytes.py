@@ -23,6 +23,7 @@ import patchsmith
 from patchsmith.errors import FailureCode
 from patchsmith.model.report import ApplyReport
 from patchsmith.runtime import transaction as transaction_module
+from patchsmith.runtime.atomic import holds_regular
 from patchsmith.runtime.content import EncodedText
 from patchsmith.runtime.textfile import TextFile
 from patchsmith.runtime.transaction import Transaction
@@ -216,3 +217,21 @@ def test_a_big_update_holds_no_second_copy(make_workspace: MakeTree) -> None:
         tracemalloc.stop()
     assert peak < len(raw) * 0.75, f"{peak / len(raw):.2f}x the file"
     assert new_text.encode() == (root / "big.txt").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("on_disk", "held"),
+    [
+        (b"\xff\xfea\x00\n\x00", True),
+        (b"\xff\xfea\x00\n\x00\n", False),  # longer
+        (b"\xff\xfea\x00", False),  # shorter
+        (b"\xff\xfeb\x00\n\x00", False),  # same size, other bytes
+    ],
+)
+def test_the_disk_is_compared_with_a_kept_text(tmp_path: Path, on_disk: bytes, held: bool) -> None:
+    """`holds_regular` compares the file with the text's bytes a chunk at a time."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(on_disk)
+    same, info = holds_regular(path, EncodedText("a\n", "utf-16-le", b"\xff\xfe"))
+    assert same is held
+    assert info.st_size == len(on_disk)
