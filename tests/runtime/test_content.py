@@ -119,15 +119,19 @@ class TestFileChange:
             FileChange("f.txt", Action.UPDATE, "f.txt")  # type: ignore[call-arg]
 
 
-_LINE = st.text(alphabet="abc \t\r", max_size=6).map(lambda line: line + "\n")
-_ASCII_TEXT = st.lists(_LINE, max_size=12).map("".join) | st.text(alphabet="ab\n", max_size=20)
+_LINE = st.text(alphabet="abc \t\r\xe9\xff\u0100", max_size=6).map(lambda line: line + "\n")
+_LINES = st.lists(_LINE, max_size=12).map("".join) | st.text(alphabet="ab\xe9\n", max_size=20)
 
 
-@given(old=_ASCII_TEXT, new=_ASCII_TEXT, codec=st.sampled_from(("utf-8", "latin-1")))
+@given(old=_LINES, new=_LINES, codec=st.sampled_from(("utf-8", "latin-1")))
 def test_git_diff_of_kept_texts_is_the_diff_of_the_bytes(old: str, new: str, codec: str) -> None:
-    """The git diff of a change kept as ASCII texts (diffed as texts) is byte for byte the
-    diff of the same change kept as bytes."""
-    as_bytes = FileChange("f.txt", Action.UPDATE, "f.txt", old.encode(), new.encode(), old, new)
+    """The git diff of a change kept as texts in UTF-8 or Latin-1 (diffed as texts) is
+    byte for byte the diff of the same change kept as bytes."""
+    if codec == "latin-1":
+        old, new = old.replace("\u0100", "A"), new.replace("\u0100", "A")
+    as_bytes = FileChange(
+        "f.txt", Action.UPDATE, "f.txt", old.encode(codec), new.encode(codec), old, new
+    )
     as_text = FileChange(
         "f.txt",
         Action.UPDATE,

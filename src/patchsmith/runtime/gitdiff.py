@@ -132,8 +132,9 @@ class _Grouper(difflib.SequenceMatcher[bytes]):
         return list(self._codes)
 
 
-def _hunks(diff: LineDiff[AnyStr]) -> bytes:
-    """The hunks of `diff`; a diff of texts is one of ASCII texts (`_ascii_sides`)."""
+def _hunks(diff: LineDiff[AnyStr], encoding: str = "ascii") -> bytes:
+    """The hunks of `diff`; the lines of a diff of texts are written in `encoding`
+    (`_text_sides`)."""
     out = bytearray()
     for group in _Grouper(diff.opcodes).get_grouped_opcodes(CONTEXT_LINES):
         first, last = group[0], group[-1]
@@ -146,12 +147,12 @@ def _hunks(diff: LineDiff[AnyStr]) -> bytes:
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 for line in diff.old.lines(i1, i2, keepends=True):
-                    _emit_line(out, b" ", _ascii(line))
+                    _emit_line(out, b" ", _encoded(line, encoding))
                 continue
             for line in diff.old.lines(i1, i2, keepends=True):
-                _emit_line(out, b"-", _ascii(line))
+                _emit_line(out, b"-", _encoded(line, encoding))
             for line in diff.new.lines(j1, j2, keepends=True):
-                _emit_line(out, b"+", _ascii(line))
+                _emit_line(out, b"+", _encoded(line, encoding))
     return bytes(out)
 
 
@@ -169,25 +170,23 @@ def _similarity(old: bytes, new: bytes) -> int:
     return same * 100 // max(len(old), len(new))
 
 
-def _ascii(line: str | bytes) -> bytes:
-    return line.encode("ascii") if isinstance(line, str) else line
+def _encoded(line: str | bytes, encoding: str) -> bytes:
+    return line.encode(encoding) if isinstance(line, str) else line
 
 
-def _ascii_sides(old: Content | None, new: Content | None) -> tuple[str, str] | None:
-    """Both sides' texts, when both are kept as ASCII text whose bytes are that text
-    character for character (UTF-8 or Latin-1, no BOM): diffing the texts is then
-    diffing the bytes, without encoding either whole."""
-    sides = []
-    for content in (old, new):
-        if not (
-            isinstance(content, EncodedText)
-            and content.encoding in ("utf-8", "latin-1")
-            and not content.bom
-            and content.text.isascii()
-        ):
-            return None
-        sides.append(content.text)
-    return sides[0], sides[1]
+def _text_sides(old: Content | None, new: Content | None) -> tuple[str, str, str] | None:
+    """Both sides' texts and their codec, when both are kept as text in the same UTF-8 or
+    Latin-1 codec without a BOM: diffing the texts is then diffing the bytes, without
+    encoding either whole. A newline is the byte 0x0A and no other character's bytes hold
+    it, so the lines are the same lines; each encodes alone to its bytes, and two lines
+    are equal exactly when their bytes are (the codec is one-to-one)."""
+    if not (isinstance(old, EncodedText) and isinstance(new, EncodedText)):
+        return None
+    if old.bom or new.bom or old.encoding != new.encoding:
+        return None
+    if old.encoding not in ("utf-8", "latin-1"):
+        return None
+    return old.text, new.text, old.encoding
 
 
 def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
@@ -202,14 +201,14 @@ def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
         old_label = _prefixed("a/", old_name) if old_content is not None else b"/dev/null"
         new_label = _prefixed("b/", new_name) if new_content is not None else b"/dev/null"
         return b"Binary files %s and %s differ\n" % (old_label, new_label)
-    texts = _ascii_sides(old_content, new_content)
+    texts = _text_sides(old_content, new_content)
     if texts is not None:
-        old_text, new_text = texts
+        old_text, new_text, encoding = texts
         diff_text = change.derived(
             "git_text_diff",
             lambda: line_diff(old_text, new_text, change.line_spans, keepends=True),
         )
-        return _header(old_name, new_name, present=(True, True)) + _hunks(diff_text)
+        return _header(old_name, new_name, present=(True, True)) + _hunks(diff_text, encoding)
     old, new = content_bytes(old_content), content_bytes(new_content)
     header = _header(old_name, new_name, present=(old is not None, new is not None))
     spans = change.line_spans if old is not None else None
