@@ -295,10 +295,18 @@ def render_git_diff(changes: Iterable[FileChange]) -> str:
 
 def _as_utf8(change: FileChange) -> FileChange:
     """The same change with its texts encoded as UTF-8 (binary sides stay as they are)."""
-    old = change.old_bytes
-    new = change.new_bytes
-    if change.old_text is not None:
-        old = change.old_text.encode("utf-8", "surrogateescape")
-    if change.new_text is not None:
-        new = change.new_text.encode("utf-8", "surrogateescape")
-    return replace(change, old_bytes=old, new_bytes=new)
+    return replace(
+        change,
+        old_bytes=_utf8_side(change.old_content, change.old_text),
+        new_bytes=_utf8_side(change.new_content, change.new_text),
+    )
+
+
+def _utf8_side(content: Content | None, text: str | None) -> Content | None:
+    if text is None:
+        return content
+    if isinstance(content, EncodedText) and content.text is text:
+        # A kept text encodes strictly in its codec, so it holds no lone surrogate and
+        # its UTF-8 is its surrogateescape UTF-8: kept as text again, not encoded whole.
+        return EncodedText(text, "utf-8")
+    return text.encode("utf-8", "surrogateescape")
