@@ -1,6 +1,6 @@
 """How `patchsmith.apply()` scales: file size × number of hunks, time and peak memory.
 
-Run: `python bench/scale.py [--quick] [--out docs/performance.md]`.
+Run: `python bench/scale.py [--quick] [--lines N,..] [--hunks N,..] [--before SRC] [--out FILE]`.
 
 Each cell runs in a fresh Python subprocess. The child writes one text file of L lines
 (unique, code-like lines of ~36 bytes), changes every (L / H)-th line, renders the exact
@@ -17,7 +17,11 @@ ratios between neighbouring cells: time and memory should grow no faster than th
 (×10 lines or ×10 hunks should cost at most about ×10).
 
 With `--out`, the tables replace the part of that file between the `scale:begin` and
-`scale:end` markers.
+`scale:end` markers. `--lines` and `--hunks` measure only those rows and columns (the
+slow 1M-line row alone: `--lines 1000000 --no-huge`). With `--before SRC` (the `src/`
+folder of another patchsmith tree), every cell is measured with that tree too, the two
+runs of a cell one after the other (which goes first alternates), and a before/after
+table is printed: a comparison under the same load.
 """
 
 from __future__ import annotations
@@ -147,10 +151,10 @@ def _child(code: str) -> dict[str, object]:
     return result
 
 
-def measure(lines: int, hunks: int) -> Cell | None:
+def measure(lines: int, hunks: int, src: Path = ROOT / "src") -> Cell | None:
     if lines // hunks < MIN_SPACING:
         return None
-    data = _child(_CHILD.format(src=str(ROOT / "src"), lines=lines, hunks=hunks))
+    data = _child(_CHILD.format(src=str(src), lines=lines, hunks=hunks))
     return Cell(
         lines,
         hunks,
@@ -288,26 +292,79 @@ def replace_between(path: Path, text: str) -> None:
     path.write_text(document)
 
 
+def _counts(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part.strip())
+
+
+def _shown(cell: Cell | None) -> str:
+    if cell is None:
+        return "skipped (hunks would overlap)"
+    return (
+        f"{cell.seconds:.3f} s, {cell.peak_mb:.1f} MB ({_times_file(cell)}), "
+        f"reply {cell.reply_mb:.1f} MB, {cell.real_hunks} hunks"
+    )
+
+
+def _cell_text(cell: Cell | None) -> str:
+    if cell is None:
+        return "–"
+    return f"{cell.seconds:.3f} s / {cell.peak_mb:.1f} MB ({_times_file(cell)})"
+
+
+def before_after_table(
+    pairs: dict[tuple[int, int], tuple[Cell | None, Cell | None]], before: Path
+) -> str:
+    """One row per cell: before and after, measured one after the other."""
+    out = [
+        f"Before (`{before}`) and after, each cell's two runs one after the other:",
+        "",
+        "| cell | before: seconds / peak MB (× file) | after: seconds / peak MB (× file) "
+        "| time ratio | memory ratio |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for (lines, hunks), (old, new) in pairs.items():
+        if old is None or new is None:
+            continue
+        out.append(
+            f"| {_fmt_lines(lines)} lines × {hunks} hunks | {_cell_text(old)} | "
+            f"{_cell_text(new)} | {new.seconds / old.seconds:.2f}× | "
+            f"{new.peak_mb / old.peak_mb:.2f}× |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="files up to 100k lines only")
     parser.add_argument("--no-huge", action="store_true", help="skip the 50 MB replies")
     parser.add_argument("--out", type=Path, help="write the tables into this markdown file")
+    parser.add_argument("--lines", type=_counts, help="only these file sizes (e.g. 1000000)")
+    parser.add_argument("--hunks", type=_counts, help="only these hunk counts (e.g. 1,100)")
+    parser.add_argument(
+        "--before", type=Path, help="also measure the src/ folder of another tree, interleaved"
+    )
     args = parser.parse_args(argv)
     cells: dict[tuple[int, int], Cell | None] = {}
-    for lines in QUICK_LINES if args.quick else LINES:
-        for hunks in HUNKS:
-            cell = measure(lines, hunks)
-            cells[(lines, hunks)] = cell
-            shown = (
-                "skipped (hunks would overlap)"
-                if cell is None
-                else (
-                    f"{cell.seconds:.3f} s, {cell.peak_mb:.1f} MB ({_times_file(cell)}), "
-                    f"reply {cell.reply_mb:.1f} MB, {cell.real_hunks} hunks"
+    pairs: dict[tuple[int, int], tuple[Cell | None, Cell | None]] = {}
+    sizes = args.lines or (QUICK_LINES if args.quick else LINES)
+    for lines in sizes:
+        for hunks in args.hunks or HUNKS:
+            if args.before is None:
+                cell = measure(lines, hunks)
+            else:
+                if len(pairs) % 2 == 0:
+                    old = measure(lines, hunks, args.before)
+                    cell = measure(lines, hunks)
+                else:
+                    cell = measure(lines, hunks)
+                    old = measure(lines, hunks, args.before)
+                pairs[(lines, hunks)] = (old, cell)
+                print(
+                    f"{_fmt_lines(lines):>4} lines × {hunks:>4} hunks, before: {_shown(old)}",
+                    flush=True,
                 )
-            )
-            print(f"{_fmt_lines(lines):>4} lines × {hunks:>4} hunks: {shown}", flush=True)
+            cells[(lines, hunks)] = cell
+            print(f"{_fmt_lines(lines):>4} lines × {hunks:>4} hunks: {_shown(cell)}", flush=True)
     huge: list[tuple[str, dict[str, object]]] = []
     if not args.no_huge:
         for kind, what in (
@@ -320,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     text = tables(cells, huge)
     print()
     print(text)
+    if args.before is not None:
+        print(before_after_table(pairs, args.before))
     if args.out is not None:
         replace_between(args.out, text)
     return 0

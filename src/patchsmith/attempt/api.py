@@ -14,6 +14,7 @@ from patchsmith.formats import parse_edits
 from patchsmith.formats.script import EditFormat
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
+from patchsmith.runtime.content import sha256_of
 from patchsmith.runtime.intake import stage_script
 from patchsmith.runtime.paths import WORKSPACE_PREFIX
 from patchsmith.runtime.transaction import Transaction
@@ -155,9 +156,7 @@ def apply(
         if report.status is ApplyStatus.PARTIAL and not check:
             # The failures must describe the files as the partial write left them.
             written = {
-                c.path: hashlib.sha256(c.new_bytes).hexdigest()
-                for c in changes
-                if c.new_bytes is not None
+                c.path: after for c in changes if (after := sha256_of(c.new_content)) is not None
             }
             errors = tuple(
                 replace(e, current_sha256=written[e.file]) if e.file in written else e

@@ -162,7 +162,7 @@ def _check_post(
             kind, count <= post.value, f"{count} lines added or removed (max {post.value})"
         )
     if isinstance(post, NoBinaryChanged):
-        binary = [c.path for c in changes if is_binary(c.old_bytes) or is_binary(c.new_bytes)]
+        binary = [c.path for c in changes if is_binary(c.old_content) or is_binary(c.new_content)]
         evidence = "binary: " + ", ".join(binary) if binary else "no binary file changed"
         return _result(kind, not binary, evidence)
     if isinstance(post, NoForbiddenPathChanged | NoSecretAdded | SyntaxValid):

@@ -162,8 +162,12 @@ def apply_exact(
                 no_eol = False  # the line above becomes the last and keeps its ending
             elif sides.marked:
                 no_eol = sides.new_no_eol
-        # One join: `a + b + c` would make a copy of the head on the way (peak memory).
-        text = "".join((text[:at], new_text, text[end:]))
+        if text.find(old_text, 0, end) == at:
+            # Its first occurrence anywhere: `replace` builds the result in one allocation,
+            # where slicing around it would copy the rest of the text once more (peak memory).
+            text = text.replace(old_text, new_text, 1)
+        else:  # one join: `a + b + c` would make a copy of the head on the way
+            text = "".join((text[:at], new_text, text[end:]))
         log.edit(start, start + len(old), len(new))
         folded.clear()
         shift += len(new) - len(old)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 from operator import methodcaller
@@ -135,11 +135,23 @@ class Normalisation(NamedTuple):
         # joining a big file to ask once would copy it.
         if self.fold and out and not all(map(str.isascii, out)):
             out = _fold_text("\n".join(out)).split("\n")
+        # In place, a slice at a time: a big file's list is a million references, and a
+        # second list beside it would be one more copy of them at the peak.
         if self.rstrip:
-            out = list(map(str.rstrip, out))
+            _map_in_place(str.rstrip, out)
         if self.dedent:
-            out = list(map(_DEDENT, out))
+            _map_in_place(_DEDENT, out)
         return out
+
+
+_MAP_SLICE = 1 << 16
+
+
+def _map_in_place(function: Callable[[str], str], texts: list[str]) -> None:
+    """`texts[:] = map(function, texts)`, a slice at a time (C-level calls still)."""
+    for start in range(0, len(texts), _MAP_SLICE):
+        stop = start + _MAP_SLICE
+        texts[start:stop] = map(function, texts[start:stop])
 
 
 _DEDENT = methodcaller("lstrip", " \t")

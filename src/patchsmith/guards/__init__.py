@@ -40,6 +40,7 @@ from patchsmith.guards.secrets import SecretGuard
 from patchsmith.guards.syntax import SyntaxGuard
 from patchsmith.model.verdicts import DecisionStatus, GuardDecision
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import content_size
 
 __all__ = [
     "GUARDS",
@@ -136,7 +137,8 @@ def run_guards(changes: Sequence[FileChange], ctx: GuardContext) -> GuardReport:
 
 
 def _too_large(change: FileChange, ctx: GuardContext) -> bool:
-    return change.new_bytes is not None and len(change.new_bytes) > ctx.policy.max_file_bytes
+    new = change.new_content
+    return new is not None and content_size(new) > ctx.policy.max_file_bytes
 
 
 def _is_record(change: FileChange) -> bool:

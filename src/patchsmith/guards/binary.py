@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import content_head
 from patchsmith.runtime.diffstat import BINARY_PROBE, is_binary
 
 __all__ = ["BinaryContentGuard"]
@@ -30,9 +31,9 @@ class BinaryContentGuard(Guard):
         """One failure per change whose new bytes hold a NUL within the probe window."""
         failures: list[PatchFailure] = []
         for change in changes:
-            if is_binary(change.new_bytes) and not _wide_text(change):
-                assert change.new_bytes is not None
-                offset = change.new_bytes.index(b"\0", 0, BINARY_PROBE)
+            if is_binary(change.new_content) and not _wide_text(change):
+                assert change.new_content is not None
+                offset = content_head(change.new_content, BINARY_PROBE).index(b"\0")
                 failures.append(
                     self.failure(change.path, f"{change.path} has a NUL at byte {offset}")
                 )

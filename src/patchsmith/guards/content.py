@@ -8,6 +8,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import Content, EncodedText, content_size
 
 __all__ = ["EmptyWriteGuard", "FileSizeGuard"]
 
@@ -38,10 +39,10 @@ class EmptyWriteGuard(Guard):
             )
             for change in changes
             if change.action in (Action.UPDATE, Action.MOVE)
-            and change.new_bytes is not None
-            and _blank(change.new_bytes)
-            and change.old_bytes is not None
-            and not _blank(change.old_bytes)
+            and change.new_content is not None
+            and _blank(change.new_content)
+            and change.old_content is not None
+            and not _blank(change.old_content)
         ]
 
 
@@ -65,13 +66,21 @@ class FileSizeGuard(Guard):
         return [
             self.failure(
                 change.path,
-                f"{change.path} would be {len(change.new_bytes)} bytes (limit {limit})",
+                f"{change.path} would be {_size(change)} bytes (limit {limit})",
             )
             for change in changes
-            if change.new_bytes is not None and len(change.new_bytes) > limit
+            if _size(change) > limit
         ]
 
 
-def _blank(data: bytes) -> bool:
+def _size(change: FileChange) -> int:
+    """The size of the new bytes (0 when there are none), without encoding them whole."""
+    return 0 if change.new_content is None else content_size(change.new_content)
+
+
+def _blank(data: Content) -> bool:
     """Whether `data` is empty or only ASCII whitespace (`not data.strip()`, without a copy)."""
+    if isinstance(data, EncodedText):
+        # a chunk at a time (none is empty): the first one that is not blank ends it
+        return all(chunk.isspace() for chunk in data)
     return not data or data.isspace()

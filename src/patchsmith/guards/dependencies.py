@@ -82,8 +82,9 @@ def dependency_changes(change: FileChange) -> list[DependencyChange]:
     """The dependencies `change` adds, removes or re-versions (empty for other files)."""
     if not is_manifest(change.path) and not (change.old_path and is_manifest(change.old_path)):
         return []
-    old_text = text_of(change.old_bytes, change.old_text) if change.old_path else ""
-    new_text = text_of(change.new_bytes, change.new_text) if change.new_bytes is not None else ""
+    old_text = text_of(change.old_content, change.old_text) if change.old_path else ""
+    new_content = change.new_content
+    new_text = text_of(new_content, change.new_text) if new_content is not None else ""
     old = read_dependencies(change.old_path or change.path, old_text or "") or {}
     new = read_dependencies(change.path, new_text or "") or {}
     found: list[DependencyChange] = []

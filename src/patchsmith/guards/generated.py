@@ -94,7 +94,7 @@ class GeneratedFileGuard(Guard):
         for change in changes:
             if change.generated_by_command:
                 continue
-            old = text_of(change.old_bytes, change.old_text)
+            old = text_of(change.old_content, change.old_text)
             marker = generated_marker(old) if old is not None else None
             if marker is not None:
                 failures.append(

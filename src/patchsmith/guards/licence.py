@@ -49,10 +49,10 @@ class LicenceHeaderGuard(Guard):
         for change in changes:
             if change.action is Action.DELETE:
                 continue
-            new = text_of(change.new_bytes, change.new_text)
+            new = text_of(change.new_content, change.new_text)
             if new is None or has_licence_header(new, rules.marker, rules.header_lines):
                 continue
-            old = text_of(change.old_bytes, change.old_text) if change.old_path else None
+            old = text_of(change.old_content, change.old_text) if change.old_path else None
             if old is not None and has_licence_header(old, rules.marker, rules.header_lines):
                 failures.append(
                     self.failure(

@@ -8,6 +8,7 @@ from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import same_content
 
 __all__ = ["HardLinkGuard", "ReadOnlyGuard"]
 
@@ -19,7 +20,9 @@ def _rewrites(change: FileChange) -> bool:
     if change.action is Action.UPDATE:
         return True
     if change.action is Action.MOVE:
-        return change.old_bytes != change.new_bytes or change.old_mode != change.new_mode
+        return change.old_mode != change.new_mode or not same_content(
+            change.old_content, change.new_content
+        )
     return False
 
 

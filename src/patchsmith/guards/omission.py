@@ -106,8 +106,8 @@ def _whole_writes(
     for change in changes:
         if not change.whole_content:
             continue
-        old = text_of(change.old_bytes, change.old_text)
-        new = text_of(change.new_bytes, change.new_text)
+        old = text_of(change.old_content, change.old_text)
+        new = text_of(change.new_content, change.new_text)
         if old is not None and new is not None:
             found.append((change, old, new))
     return found
@@ -136,10 +136,10 @@ class PlaceholderGuard(Guard):
         """One failure per file whose new text gains placeholder lines."""
         failures: list[PatchFailure] = []
         for change in changes:
-            new = text_of(change.new_bytes, change.new_text)
+            new = text_of(change.new_content, change.new_text)
             if new is None:
                 continue
-            old = text_of(change.old_bytes, change.old_text)
+            old = text_of(change.old_content, change.old_text)
             if old is not None and change.line_spans is not None and _plain_breaks(new):
                 found = _added_placeholders(change, old)
             else:

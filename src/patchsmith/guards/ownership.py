@@ -101,7 +101,7 @@ def _codeowners(changes: Sequence[FileChange], ctx: GuardContext) -> CodeOwners 
         change = staged.get(candidate)
         if change is not None:
             # the rules in force are those before this change, not the ones it writes
-            text = text_of(change.old_bytes, change.old_text)
+            text = text_of(change.old_content, change.old_text)
             if text is not None:
                 return parse_codeowners(text)
         if ctx.root is None:

@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.guards.base import Guard, GuardContext
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import Content, content_bytes
 
 __all__ = ["PolicyFileGuard", "patchsmith_table"]
 
@@ -70,13 +71,14 @@ def _table_changes(before: bytes | None, after: bytes | None) -> bool:
     return old != new
 
 
-def _sides(change: FileChange) -> Iterator[tuple[str, bytes | None, bytes | None]]:
-    """Each touched path with its content before and after (a move empties the old path)."""
+def _sides(change: FileChange) -> Iterator[tuple[str, Content | None, Content | None]]:
+    """Each touched path with its content before and after (a move empties the old path);
+    as stored, so that only a policy file's is ever encoded whole."""
     if change.old_path is not None and change.old_path != change.path:
-        yield change.old_path, change.old_bytes, None
-        yield change.path, None, change.new_bytes
+        yield change.old_path, change.old_content, None
+        yield change.path, None, change.new_content
     else:
-        yield change.path, change.old_bytes, change.new_bytes
+        yield change.path, change.old_content, change.new_content
 
 
 def _linked_policy_paths(root: Path) -> dict[str, str]:
@@ -140,7 +142,9 @@ class PolicyFileGuard(Guard):
                     name = linked[path]
                 if name == OWN_POLICY_FILE:
                     failures.append(self.failure(path, f"{path} holds the policy", hint=hint))
-                elif name == PYPROJECT_FILE and _table_changes(before, after):
+                elif name == PYPROJECT_FILE and _table_changes(
+                    content_bytes(before), content_bytes(after)
+                ):
                     failures.append(
                         self.failure(
                             path, f"{path} would change its [tool.patchsmith] table", hint=hint

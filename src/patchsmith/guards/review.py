@@ -53,8 +53,8 @@ class ReviewGuard(Guard):
         for change in changes:
             if change.generated_by_command or change.old_path is None:
                 continue
-            old = text_of(change.old_bytes, change.old_text)
-            new = text_of(change.new_bytes, change.new_text)
+            old = text_of(change.old_content, change.old_text)
+            new = text_of(change.new_content, change.new_text)
             if old is None or new is None or old == new:
                 continue
             regions = [r for r in ctx.target_regions if r.path in (change.path, change.old_path)]

@@ -68,10 +68,10 @@ class SyntaxGuard(Guard):
         return failures
 
     def _check_one(self, change: FileChange) -> PatchFailure | None:
-        new = text_of(change.new_bytes, change.new_text)
+        new = text_of(change.new_content, change.new_text)
         if new is None:
             return None
-        old = text_of(change.old_bytes, change.old_text)
+        old = text_of(change.old_content, change.old_text)
         if change.path.lower().endswith((".py", ".pyi")):
             # the interpreter's own parser decides; tree-sitter only arbitrates when the
             # old text fails too (e.g. syntax newer than this Python)

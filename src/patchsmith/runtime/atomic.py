@@ -26,6 +26,8 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
+from patchsmith.runtime.content import Content, chunks_of, content_size
+
 __all__ = [
     "TEMP_PREFIX",
     "FileMeta",
@@ -117,9 +119,10 @@ def read_regular(
         os.close(fd)
 
 
-def holds_regular(path: Path, expected: bytes) -> tuple[bool, os.stat_result]:
+def holds_regular(path: Path, expected: Content) -> tuple[bool, os.stat_result]:
     """Whether the regular file `path` (never through a symlink) holds exactly `expected`,
-    and its `fstat`; read and compared a chunk at a time, never held whole.
+    and its `fstat`; read and compared a chunk at a time, never held whole (nor is an
+    `EncodedText` encoded whole).
 
     Raises `OSError` as `read_regular` does.
     """
@@ -128,16 +131,34 @@ def holds_regular(path: Path, expected: bytes) -> tuple[bool, os.stat_result]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if info.st_size != len(expected):
+        if info.st_size != content_size(expected):
             return False, info
-        at = 0
-        while chunk := os.read(fd, 1 << 20):
-            if not expected.startswith(chunk, at):
+        if isinstance(expected, bytes):
+            at = 0
+            while chunk := os.read(fd, 1 << 20):
+                if not expected.startswith(chunk, at):
+                    return False, info
+                at += len(chunk)
+            return at == len(expected), info
+        for piece in chunks_of(expected):
+            if _read_exactly(fd, len(piece)) != piece:
                 return False, info
-            at += len(chunk)
-        return at == len(expected), info
+        return not os.read(fd, 1), info
     finally:
         os.close(fd)
+
+
+def _read_exactly(fd: int, count: int) -> bytes:
+    """`count` bytes from `fd`, or fewer only at the end of the file."""
+    first = os.read(fd, count)
+    if len(first) == count or not first:
+        return first
+    parts = [first]
+    got = len(first)
+    while got < count and (more := os.read(fd, count - got)):
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
 
 
 def meta_of(info: os.stat_result, path: Path) -> FileMeta:
@@ -201,12 +222,14 @@ def _carry_meta(fd: int, meta: FileMeta, mode: int) -> int:
     return mode
 
 
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of `data` to `fd` (a short write is continued, not lost)."""
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def write_all(fd: int, data: Content) -> None:
+    """Write all of `data` to `fd` (a short write is continued, not lost); an
+    `EncodedText` is encoded and written a chunk at a time."""
+    for chunk in chunks_of(data):
+        view = memoryview(chunk)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
 
 
 def create_new_file(path: Path, mode: int = 0o600) -> int:
@@ -214,7 +237,7 @@ def create_new_file(path: Path, mode: int = 0o600) -> int:
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
 
 
-def _fill(fd: int, data: bytes, mode: int, meta: FileMeta | None) -> None:
+def _fill(fd: int, data: Content, mode: int, meta: FileMeta | None) -> None:
     write_all(fd, data)
     if meta is not None:
         mode = _carry_meta(fd, meta, mode)
@@ -224,7 +247,7 @@ def _fill(fd: int, data: bytes, mode: int, meta: FileMeta | None) -> None:
 
 def write_atomically(
     target: Path,
-    data: bytes,
+    data: Content,
     mode: int,
     *,
     temp_name: str | None = None,
@@ -253,7 +276,7 @@ def write_atomically(
 
 
 def write_temp(
-    target: Path, data: bytes, mode: int, *, temp_name: str, meta: FileMeta | None = None
+    target: Path, data: Content, mode: int, *, temp_name: str, meta: FileMeta | None = None
 ) -> Path:
     """Write `data` to the new temp file `temp_name` beside `target`; returns its path.
 

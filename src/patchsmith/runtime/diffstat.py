@@ -9,6 +9,7 @@ from typing import AnyStr, Generic
 from patchsmith.engine.linediff import Opcode, line_opcodes
 from patchsmith.engine.linespans import LineIndex, LineSpan, span_opcodes
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import Content, content_bytes, content_head, same_content
 
 __all__ = [
     "DiffStat",
@@ -39,19 +40,22 @@ class DiffStat:
         return len(self.added) + self.removed
 
 
-def is_binary(data: bytes | None) -> bool:
+def is_binary(data: Content | None) -> bool:
     """True when `data` has a NUL in its first 8000 bytes."""
-    return data is not None and b"\0" in data[:BINARY_PROBE]
+    return data is not None and b"\0" in content_head(data, BINARY_PROBE)
 
 
-def text_of(data: bytes | None, text: str | None) -> str | None:
-    """The decoded text of one side of a change, `None` when absent or binary."""
+def text_of(data: Content | None, text: str | None) -> str | None:
+    """The decoded text of one side of a change, `None` when absent or binary.
+
+    Give a change's `old_content`/`new_content`, not its bytes: a side kept as its text
+    is then never encoded only to be decoded."""
     if text is not None:
         return text
     if data is None or is_binary(data):
         return None
     try:
-        return data.decode("utf-8-sig")
+        return (content_bytes(data) or b"").decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
 
@@ -105,9 +109,9 @@ def change_opcodes(change: FileChange) -> LineDiff[str]:
 
 
 def _text_diff(change: FileChange) -> LineDiff[str]:
-    old = text_of(change.old_bytes, change.old_text) or ""
-    new = text_of(change.new_bytes, change.new_text) or ""
-    spans = change.line_spans if change.old_bytes is not None else None
+    old = text_of(change.old_content, change.old_text) or ""
+    new = text_of(change.new_content, change.new_text) or ""
+    spans = change.line_spans if change.old_content is not None else None
     return line_diff(old, new, spans)
 
 
@@ -141,7 +145,7 @@ def _diff_stat(change: FileChange) -> DiffStat:
         last_change_end = i2
         removed += i2 - i1
         added.extend(zip(range(j1 + 1, j2 + 1), diff.new.lines(j1, j2), strict=True))
-    if hunks == 0 and change.old_bytes != change.new_bytes:
+    if hunks == 0 and not same_content(change.old_content, change.new_content):
         # a binary change, a mode change or a rename: still one place that changed
         return DiffStat(added=(), removed=0, hunks=1)
     return DiffStat(added=tuple(added), removed=removed, hunks=hunks)

@@ -15,11 +15,20 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Literal
+from typing import AnyStr, Literal
 
 from patchsmith.engine.linediff import line_opcodes
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import (
+    Content,
+    EncodedText,
+    content_bytes,
+    content_head,
+    content_size,
+    feed,
+    same_content,
+)
 from patchsmith.runtime.diffstat import LineDiff, line_diff
 from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
 
@@ -69,16 +78,16 @@ def _git_mode(mode: int | None) -> bytes:
     return b"100755" if mode is not None and mode & 0o111 else b"100644"
 
 
-def _blob_id(data: bytes | None) -> str:
+def _blob_id(data: Content | None) -> str:
     if data is None:
         return _NULL_OID
-    digest = hashlib.sha1(b"blob %d\x00" % len(data), usedforsecurity=False)
-    digest.update(data)  # not `header + data`: that would copy the file
+    digest = hashlib.sha1(b"blob %d\x00" % content_size(data), usedforsecurity=False)
+    feed(digest, data)  # not `header + data`: that would copy the file
     return digest.hexdigest()[:7]
 
 
-def _is_binary(data: bytes | None) -> bool:
-    return data is not None and b"\x00" in data[:BINARY_SNIFF_BYTES]
+def _is_binary(data: Content | None) -> bool:
+    return data is not None and b"\x00" in content_head(data, BINARY_SNIFF_BYTES)
 
 
 def _lines(data: bytes | None) -> list[bytes]:
@@ -123,7 +132,9 @@ class _Grouper(difflib.SequenceMatcher[bytes]):
         return list(self._codes)
 
 
-def _hunks(diff: LineDiff[bytes]) -> bytes:
+def _hunks(diff: LineDiff[AnyStr], encoding: str = "ascii") -> bytes:
+    """The hunks of `diff`; the lines of a diff of texts are written in `encoding`
+    (`_text_sides`)."""
     out = bytearray()
     for group in _Grouper(diff.opcodes).get_grouped_opcodes(CONTEXT_LINES):
         first, last = group[0], group[-1]
@@ -136,12 +147,12 @@ def _hunks(diff: LineDiff[bytes]) -> bytes:
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 for line in diff.old.lines(i1, i2, keepends=True):
-                    _emit_line(out, b" ", line)
+                    _emit_line(out, b" ", _encoded(line, encoding))
                 continue
             for line in diff.old.lines(i1, i2, keepends=True):
-                _emit_line(out, b"-", line)
+                _emit_line(out, b"-", _encoded(line, encoding))
             for line in diff.new.lines(j1, j2, keepends=True):
-                _emit_line(out, b"+", line)
+                _emit_line(out, b"+", _encoded(line, encoding))
     return bytes(out)
 
 
@@ -159,19 +170,47 @@ def _similarity(old: bytes, new: bytes) -> int:
     return same * 100 // max(len(old), len(new))
 
 
+def _encoded(line: str | bytes, encoding: str) -> bytes:
+    return line.encode(encoding) if isinstance(line, str) else line
+
+
+def _text_sides(old: Content | None, new: Content | None) -> tuple[str, str, str] | None:
+    """Both sides' texts and their codec, when both are kept as text in the same UTF-8 or
+    Latin-1 codec without a BOM: diffing the texts is then diffing the bytes, without
+    encoding either whole. A newline is the byte 0x0A and no other character's bytes hold
+    it, so the lines are the same lines; each encodes alone to its bytes, and two lines
+    are equal exactly when their bytes are (the codec is one-to-one)."""
+    if not (isinstance(old, EncodedText) and isinstance(new, EncodedText)):
+        return None
+    if old.bom or new.bom or old.encoding != new.encoding:
+        return None
+    if old.encoding not in ("utf-8", "latin-1"):
+        return None
+    return old.text, new.text, old.encoding
+
+
 def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
     """The `---`/`+++` lines and hunks (or the binary notice) for one change's content."""
-    old, new = change.old_bytes, change.new_bytes
-    if old == new or (not old and not new):
+    old_content, new_content = change.old_content, change.new_content
+    if same_content(old_content, new_content) or (
+        not (old_content and content_size(old_content))
+        and not (new_content and content_size(new_content))
+    ):
         return b""
-    old_label = _prefixed("a/", old_name) if old is not None else b"/dev/null"
-    new_label = _prefixed("b/", new_name) if new is not None else b"/dev/null"
-    if _is_binary(old) or _is_binary(new):
+    if _is_binary(old_content) or _is_binary(new_content):
+        old_label = _prefixed("a/", old_name) if old_content is not None else b"/dev/null"
+        new_label = _prefixed("b/", new_name) if new_content is not None else b"/dev/null"
         return b"Binary files %s and %s differ\n" % (old_label, new_label)
-    # git marks names containing a space with a trailing tab so they can be parsed.
-    old_tab = b"\t" if old is not None and " " in old_name else b""
-    new_tab = b"\t" if new is not None and " " in new_name else b""
-    header = b"--- %s%s\n+++ %s%s\n" % (old_label, old_tab, new_label, new_tab)
+    texts = _text_sides(old_content, new_content)
+    if texts is not None:
+        old_text, new_text, encoding = texts
+        diff_text = change.derived(
+            "git_text_diff",
+            lambda: line_diff(old_text, new_text, change.line_spans, keepends=True),
+        )
+        return _header(old_name, new_name, present=(True, True)) + _hunks(diff_text, encoding)
+    old, new = content_bytes(old_content), content_bytes(new_content)
+    header = _header(old_name, new_name, present=(old is not None, new is not None))
     spans = change.line_spans if old is not None else None
     diff = change.derived(
         "git_line_diff", lambda: line_diff(old or b"", new or b"", spans, keepends=True)
@@ -179,10 +218,20 @@ def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
     return header + _hunks(diff)
 
 
+def _header(old_name: str, new_name: str, *, present: tuple[bool, bool]) -> bytes:
+    """The `---`/`+++` lines; a side not `present` is `/dev/null`."""
+    old_label = _prefixed("a/", old_name) if present[0] else b"/dev/null"
+    new_label = _prefixed("b/", new_name) if present[1] else b"/dev/null"
+    # git marks names containing a space with a trailing tab so they can be parsed.
+    old_tab = b"\t" if present[0] and " " in old_name else b""
+    new_tab = b"\t" if present[1] and " " in new_name else b""
+    return b"--- %s%s\n+++ %s%s\n" % (old_label, old_tab, new_label, new_tab)
+
+
 def _index_line(change: FileChange, mode_suffix: bool) -> bytes:
-    if change.old_bytes == change.new_bytes:
+    if same_content(change.old_content, change.new_content):
         return b""
-    line = f"index {_blob_id(change.old_bytes)}..{_blob_id(change.new_bytes)}".encode()
+    line = f"index {_blob_id(change.old_content)}..{_blob_id(change.new_content)}".encode()
     if mode_suffix:
         line += b" " + _git_mode(change.new_mode)
     return line + b"\n"
@@ -246,10 +295,18 @@ def render_git_diff(changes: Iterable[FileChange]) -> str:
 
 def _as_utf8(change: FileChange) -> FileChange:
     """The same change with its texts encoded as UTF-8 (binary sides stay as they are)."""
-    old = change.old_bytes
-    new = change.new_bytes
-    if change.old_text is not None:
-        old = change.old_text.encode("utf-8", "surrogateescape")
-    if change.new_text is not None:
-        new = change.new_text.encode("utf-8", "surrogateescape")
-    return replace(change, old_bytes=old, new_bytes=new)
+    return replace(
+        change,
+        old_bytes=_utf8_side(change.old_content, change.old_text),
+        new_bytes=_utf8_side(change.new_content, change.new_text),
+    )
+
+
+def _utf8_side(content: Content | None, text: str | None) -> Content | None:
+    if text is None:
+        return content
+    if isinstance(content, EncodedText) and content.text is text:
+        # A kept text encodes strictly in its codec, so it holds no lone surrogate and
+        # its UTF-8 is its surrogateescape UTF-8: kept as text again, not encoded whole.
+        return EncodedText(text, "utf-8")
+    return text.encode("utf-8", "surrogateescape")

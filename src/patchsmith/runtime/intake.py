@@ -322,7 +322,8 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
             return None
         # Kept without its bytes while the text is edited (a big file's bytes would
         # otherwise sit beside its text, its lines and the new text); the transaction reads
-        # them again and checks them against `sha256`.
+        # them again and checks them against `sha256` (a big file's: encodes the text
+        # back and checks that, keeping the text as its bytes).
         original = read._replace(raw=b"")
     elif run.workspace.disk_path(resolved).is_dir():
         run.fail(

@@ -52,6 +52,7 @@ from patchsmith.runtime.atomic import (
     write_atomically,
     write_new_file,
 )
+from patchsmith.runtime.content import Content, content_size, sha256_of
 from patchsmith.runtime.paths import resolve_path
 from patchsmith.runtime.statedir import check_entry, ensure_subdir
 
@@ -89,13 +90,16 @@ _MAX_MODE = 0o7777
 
 @dataclass(frozen=True)
 class JournalEntry:
-    """One path a commit touches: its bytes and mode before, and after (`None`: absent)."""
+    """One path a commit touches: its bytes and mode before, and after (`None`: absent).
+
+    The bytes may be kept as the text that encodes to them (`EncodedText`): they are
+    written and hashed a chunk at a time."""
 
     path: str
     """POSIX path relative to the real workspace root."""
-    old_bytes: bytes | None
+    old_bytes: Content | None
     mode: int | None
-    new_bytes: bytes | None = None
+    new_bytes: Content | None = None
     new_mode: int | None = None
 
 
@@ -142,11 +146,12 @@ def open_journal(
             record: dict[str, object] = {"path": entry.path, "backup": None, "mode": entry.mode}
             if entry.old_bytes is not None:
                 write_all(fd, entry.old_bytes)
-                record["backup"] = [offset, len(entry.old_bytes)]
-                record["old_sha256"] = hashlib.sha256(entry.old_bytes).hexdigest()
-                offset += len(entry.old_bytes)
+                size = content_size(entry.old_bytes)
+                record["backup"] = [offset, size]
+                record["old_sha256"] = sha256_of(entry.old_bytes)
+                offset += size
             if entry.new_bytes is not None:
-                record["new_sha256"] = hashlib.sha256(entry.new_bytes).hexdigest()
+                record["new_sha256"] = sha256_of(entry.new_bytes)
                 record["new_mode"] = entry.new_mode
             else:
                 record["new_sha256"] = None

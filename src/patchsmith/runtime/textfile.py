@@ -13,8 +13,17 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
+from patchsmith.runtime.content import CHUNK_CHARS, Content, EncodedText
 
-__all__ = ["BINARY_SNIFF_BYTES", "TextEncoding", "TextFile", "decode_file", "encode_text"]
+__all__ = [
+    "BINARY_SNIFF_BYTES",
+    "TextEncoding",
+    "TextFile",
+    "decode_file",
+    "encode_text",
+    "encoded_lazily",
+    "encodes_back",
+]
 
 BINARY_SNIFF_BYTES = 8000
 """A NUL byte within this many leading bytes marks a file as binary (git's rule)."""
@@ -183,3 +192,32 @@ def encode_text(tf: TextFile, new_text: str) -> bytes | PatchFailure:
             "bytes so that it is valid UTF-8",
         )
     return encoded
+
+
+def encoded_lazily(tf: TextFile, new_text: str) -> Content | PatchFailure:
+    """What `encode_text` gives, as an `EncodedText` of `new_text` (no second copy of
+    the file) whenever that is exactly the same bytes; else `encode_text`'s result.
+
+    The text is checked to encode a chunk at a time; any failure, and the mostly-UTF-8
+    Latin-1 file whose check needs the whole bytes, take `encode_text`'s own path.
+    """
+    if tf.utf8_errors is not None and not new_text.isascii():
+        return encode_text(tf, new_text)
+    encoding = tf.encoding.value
+    if not new_text.isascii():  # ASCII encodes in every one of these codecs
+        try:
+            for start in range(0, len(new_text), CHUNK_CHARS):
+                new_text[start : start + CHUNK_CHARS].encode(encoding)
+        except UnicodeEncodeError:
+            return encode_text(tf, new_text)
+    return EncodedText(new_text, encoding, tf.bom)
+
+
+def encodes_back(tf: TextFile) -> EncodedText | None:
+    """`tf`'s bytes as an `EncodedText` of its text, when that encoding hashes to
+    `tf.sha256` (checked a chunk at a time); else `None`."""
+    content = EncodedText(tf.text, tf.encoding.value, tf.bom)
+    digest = hashlib.sha256()
+    for chunk in content:
+        digest.update(chunk)
+    return content if digest.hexdigest() == tf.sha256 else None

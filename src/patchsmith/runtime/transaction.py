@@ -39,10 +39,18 @@ from patchsmith.runtime.atomic import (
     write_temp,
 )
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import Content, same_content
 from patchsmith.runtime.gitdiff import render_git_diff
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.statedir import StateDirUnsafe, unsafe_failure
-from patchsmith.runtime.textfile import TextEncoding, TextFile, decode_file, encode_text
+from patchsmith.runtime.textfile import (
+    TextEncoding,
+    TextFile,
+    decode_file,
+    encode_text,
+    encoded_lazily,
+    encodes_back,
+)
 from patchsmith.runtime.workspace import Workspace, os_failure
 
 if TYPE_CHECKING:
@@ -64,6 +72,12 @@ DEFAULT_FILE_MODE = 0o666
 
 EXECUTABLE_FILE_MODE = 0o777
 """Permission bits of a created executable (`new file mode 100755`), before the umask."""
+
+LAZY_BYTES_MIN_CHARS = 1 << 20
+"""A staged update of a text this long or longer keeps its bytes as the text that encodes
+to them (`runtime.content.EncodedText`): a big file is then held as two texts, not as
+two texts and two byte strings. Smaller files keep their bytes: encoding them on each
+read would cost more than the memory it saves."""
 
 StepCallback = Callable[[str], None]
 """Called with a step's name (`"journal"`, `"write a.py"`...) before the step runs."""
@@ -110,7 +124,7 @@ def _no_step(_name: str) -> None:
 class _Current(NamedTuple):
     """A source file's bytes, mode and text (`None` when binary), read while staging."""
 
-    raw: bytes
+    raw: Content
     mode: int
     text: str | None
     links: int = 1
@@ -120,7 +134,7 @@ class _Current(NamedTuple):
         action: Action,
         source: str,
         target: str,
-        new_bytes: bytes | None,
+        new_bytes: Content | None,
         new_text: str | None,
         *,
         reason: str,
@@ -172,7 +186,7 @@ def _atomic_alone(changes: tuple[FileChange, ...], workspace: Workspace) -> bool
 
 
 def _replaced_from(
-    journal_root: Path, target: Path, data: bytes, mode: int, meta: FileMeta
+    journal_root: Path, target: Path, data: Content, mode: int, meta: FileMeta
 ) -> bool:
     """Replace the existing file `target` through a temp file made in `journal_root` (one
     file made, no note needed); False, with nothing left behind, when the two are on
@@ -283,12 +297,17 @@ class Transaction:
             decoded = decode_file(raw.path, raw.raw, raw.mode)
             if isinstance(decoded, PatchFailure):
                 return decoded
-            known = decoded, raw.links
-        current, links = known
-        new_bytes = encode_text(current, new_text)
+            known = decoded, raw.links, decoded.raw
+        current, links, old_content = known
+        # A big file's new bytes are kept as its new text and encoded as they are written.
+        new_bytes = (
+            encoded_lazily(current, new_text)
+            if len(new_text) >= LAZY_BYTES_MIN_CHARS
+            else encode_text(current, new_text)
+        )
         if isinstance(new_bytes, PatchFailure):
             return new_bytes
-        before = _Current(current.raw, current.mode, current.text, links)
+        before = _Current(old_content, current.mode, current.text, links)
         change = before.changed(
             Action.UPDATE,
             target,
@@ -303,12 +322,14 @@ class Transaction:
         self._stage(change, f"update of {target}")
         return None
 
-    def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int] | None:
-        """`read` and the file's link count, when `read` is the regular file at `target`
-        with the same size and mode now; else None (the file is read again).
+    def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int, Content] | None:
+        """`read`, the file's link count and its bytes, when `read` is the regular file at
+        `target` with the same size and mode now; else None (the file is read again).
 
         A caller may have dropped `read.raw` to hold less memory while it edited the text:
-        then the bytes are read again and must have `read.sha256`.
+        then a big file's bytes are kept as its text, when that encodes back to bytes
+        with `read.sha256` (the commit compares them with the disk); else the bytes are
+        read again and must have `read.sha256`.
         """
         if read is None or read.path != target:
             return None
@@ -319,15 +340,19 @@ class Transaction:
         if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != read.mode:
             return None
         if not read.raw and info.st_size:
+            if len(read.text) >= LAZY_BYTES_MIN_CHARS and read.utf8_errors is None:
+                kept = encodes_back(read)
+                if kept is not None and kept.size == info.st_size:
+                    return read, info.st_nlink, kept
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure) or raw.mode != read.mode:
                 return None
             if hashlib.sha256(raw.raw).hexdigest() != read.sha256:
                 return None
-            return read._replace(raw=raw.raw), raw.links
+            return read._replace(raw=raw.raw), raw.links, raw.raw
         if info.st_size != len(read.raw):
             return None
-        return read, info.st_nlink
+        return read, info.st_nlink, read.raw
 
     def create(
         self, path: str, text: str, mode: int | None = None, *, reason: str = ""
@@ -484,11 +509,13 @@ class Transaction:
         failure = self._check_unclaimed(target) or self._check_free(target)
         if failure is not None:
             return failure
+        raw = current.raw
+        assert isinstance(raw, bytes)  # a source read whole by `_existing_source`
         if new_text is None:
-            new_bytes: bytes | PatchFailure = current.raw
+            new_bytes: bytes | PatchFailure = raw
             text = current.text
         else:
-            decoded = decode_file(source, current.raw, current.mode)
+            decoded = decode_file(source, raw, current.mode)
             if isinstance(decoded, PatchFailure):
                 return decoded
             new_bytes, text = encode_text(decoded, new_text), new_text
@@ -592,20 +619,21 @@ class Transaction:
         target = self._workspace.disk_path(change.path)
         step(f"write {change.path}")
         try:
-            if change.new_bytes is None or change.new_mode is None:
+            new_content = change.new_content
+            if new_content is None or change.new_mode is None:
                 target.unlink()
             else:
                 meta = None if change.old_path is None else meta_of(fresh[change.old_path], target)
                 journal_root = self._workspace.ensure_journal_root()
                 if meta is None or not _replaced_from(
-                    journal_root, target, change.new_bytes, change.new_mode, meta
+                    journal_root, target, new_content, change.new_mode, meta
                 ):
                     # A new file takes its folder's defaults (ACLs, labels) by being made
                     # there; a rename across filesystems is not possible.
                     pending_id, note = open_pending(journal_root, change.path)
                     write_atomically(
                         target,
-                        change.new_bytes,
+                        new_content,
                         change.new_mode,
                         temp_name=journal_temp_name(pending_id, 0),
                         meta=meta,
@@ -676,7 +704,8 @@ class Transaction:
         workspace = self._workspace
 
         def start(change: FileChange) -> tuple[Path, Callable[[], Path]]:
-            assert change.new_bytes is not None and change.new_mode is not None
+            new_content = change.new_content
+            assert new_content is not None and change.new_mode is not None
             step(f"write {change.path}")
             target = workspace.disk_path(change.path)
             meta = None
@@ -687,7 +716,7 @@ class Transaction:
             write = functools.partial(
                 write_temp,
                 target,
-                change.new_bytes,
+                new_content,
                 change.new_mode,
                 temp_name=journal_temp_name(journal_id, numbers[change.path]),
                 meta=meta,
@@ -740,15 +769,15 @@ class Transaction:
                 entries.append(
                     JournalEntry(
                         change.old_path,
-                        change.old_bytes,
+                        change.old_content,
                         change.old_mode,
-                        change.new_bytes if same_path else None,
+                        change.new_content if same_path else None,
                         change.new_mode if same_path else None,
                     )
                 )
             if not same_path:
                 entries.append(
-                    JournalEntry(change.path, None, None, change.new_bytes, change.new_mode)
+                    JournalEntry(change.path, None, None, change.new_content, change.new_mode)
                 )
                 for parent in _parents(change.path):
                     if parent not in created_dirs and not os.path.lexists(
@@ -768,7 +797,7 @@ class Transaction:
                 target = workspace.disk_path(change.old_path)
                 try:
                     # never through a link: the staged path is the file's real one
-                    same, info = holds_regular(target, change.old_bytes or b"")
+                    same, info = holds_regular(target, change.old_content or b"")
                     mode = stat.S_IMODE(info.st_mode)
                 except OSError as exc:
                     return PatchFailure(
@@ -778,7 +807,7 @@ class Transaction:
                         file=change.old_path,
                         hint="read the file again and redo the edit",
                     )
-                if not same or change.old_bytes is None or mode != change.old_mode:
+                if not same or change.old_content is None or mode != change.old_mode:
                     digest = _current_digest(target, change.old_path, mode)
                     return PatchFailure(
                         code=FailureCode.STALE_FILE,
@@ -921,7 +950,9 @@ def _wait_for_all(futures: list[Future[_R]]) -> None:
 
 def _writes_content(change: FileChange) -> bool:
     """Whether committing `change` writes a file (not a deletion, not an unchanged file)."""
-    if change.new_bytes is None or change.new_mode is None:
+    if change.new_content is None or change.new_mode is None:
         return False
-    unchanged = change.old_bytes == change.new_bytes and change.old_mode == change.new_mode
+    unchanged = change.old_mode == change.new_mode and same_content(
+        change.old_content, change.new_content
+    )
     return not (unchanged and change.old_path == change.path)

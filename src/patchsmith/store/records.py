@@ -3,7 +3,6 @@ the whole `AttemptRecord` as written and read back. Plain values; no SQL here.""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from patchsmith.errors import FailureCode, PatchFailure
 from patchsmith.formats.script import Action
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import sha256_of
 
 if TYPE_CHECKING:
     from patchsmith.model.evidence import Evidence
@@ -62,8 +62,8 @@ class FileRecord:
         return cls(
             path=change.path,
             action=change.action,
-            before_sha256=_sha256(change.old_bytes),
-            after_sha256=_sha256(change.new_bytes),
+            before_sha256=sha256_of(change.old_content),
+            after_sha256=sha256_of(change.new_content),
             old_path=change.old_path if change.action is Action.MOVE else None,
         )
 
@@ -168,7 +168,3 @@ def utc_now() -> str:
     from datetime import UTC, datetime
 
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _sha256(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()

@@ -27,6 +27,7 @@ from pathlib import Path
 from patchsmith.formats.script import Action
 from patchsmith.runtime import sandbox
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.content import chunks_of
 from patchsmith.runtime.gitcmd import git_argv
 from patchsmith.runtime.process import run_process
 
@@ -219,13 +220,16 @@ def apply_changes(dest: str | Path, changes: Sequence[FileChange]) -> None:
             (root / change.old_path).unlink(missing_ok=True)
         if change.action is Action.DELETE and change.old_path is None:
             (root / change.path).unlink(missing_ok=True)
-        if change.new_bytes is None:
+        new = change.new_content
+        if new is None:
             continue
         path = root / change.path
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink():
             path.unlink()
-        path.write_bytes(change.new_bytes)
+        with path.open("wb") as out:  # a chunk at a time: a big file is not encoded whole
+            for chunk in chunks_of(new):
+                out.write(chunk)
         if change.new_mode is not None:
             path.chmod(change.new_mode)
 
