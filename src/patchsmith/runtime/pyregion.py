@@ -130,20 +130,30 @@ class _Region:
 
 
 def region_outline(
-    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+    outline: Outline,
+    old: str,
+    new: str,
+    edits: Sequence[TextEdit],
+    budget: int,
+    *,
+    old_too: bool = False,
 ) -> Outline | None:
     """The new text's outline when it surely parses, judged by re-parsing only the rows
     around `edits` (from `text_edits(old, new)`); `None` when the region check cannot
     tell (a region fails, or a condition of the argument does not hold): parse it all.
 
     `outline` must be the outline of `old`, a text `ast` parsed. Regions longer than
-    `budget` characters in all are not tried.
+    `budget` characters in all are not tried. With `old_too`, `outline` holds cuts of
+    `old` found by scanning it (`runtime.pycuts`), `old` is not known to parse, and each
+    region's old rows must parse on their own as well: then the new text parses exactly
+    when the old one does (docs/decisions/0049), and what is returned holds only some
+    of the new text's cuts (never keep it).
     """
     if not edits:
         return outline
     regions = _regions(outline.cuts, old, new, edits)
     if len(regions) == 1 and outline.blocks:
-        nested = _nested(outline, old, new, regions[0])
+        nested = _nested(outline, old, new, regions[0], old_too=old_too)
         if nested is not None:
             return nested
     pieces: list[str] = []
@@ -165,6 +175,8 @@ def region_outline(
         module = _piece_module(region, piece, old)
         inner = None if module is None else outline_of(module, piece)
         if inner is None:
+            return None
+        if old_too and _piece_module(region, old[region.old_start : region.old_end], old) is None:
             return None
         plain = plain and inner.plain
         upto = bisect_right(outline.cuts, region.first)
@@ -194,7 +206,9 @@ def _shifted(block: Block, rows: int) -> Block:
     return Block(block.indent, block.cuts, block.shift + rows) if rows else block
 
 
-def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | None:
+def _nested(
+    outline: Outline, old: str, new: str, region: _Region, *, old_too: bool = False
+) -> Outline | None:
     """The new outline when every edit lies between two cuts of one class's body and
     those rows parse as that body's statements; `None` when that cannot be told (the
     caller goes on with the top-level region).
@@ -215,17 +229,11 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
     start = _row_start_back(old, region.edit_start, region.edit_row, first)
     end = _row_start(old, region.last, region.last_row, stop)
     piece = new[start + region.shift : end + region.shift + region.grows]
-    module = _piece_module(
-        _Region(first, stop, start, end, region.shift, region.row_shift, first, start),
-        piece,
-        old,
-        wrapper="class _:\n",
-    )
-    if module is None or "\t" in piece or "\f" in piece:
+    inside = _Region(first, stop, start, end, region.shift, region.row_shift, first, start)
+    wrapped = _class_body(inside, piece, old, block.indent)
+    if wrapped is None:
         return None
-    # the rows must all be the wrapper class's body, at the real body's column
-    wrapped = module.body[0] if len(module.body) == 1 else None
-    if not isinstance(wrapped, ast.ClassDef) or wrapped.body[0].col_offset != block.indent:
+    if old_too and _class_body(inside, old[start:end], old, block.indent) is None:
         return None
     inner = _cuts(wrapped.body)
     if inner is None:
@@ -243,6 +251,21 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
         *(_shifted(later, rows) for later in outline.blocks[at + 1 :]),
     ]
     return Outline(cuts, tuple(blocks), plain=True)
+
+
+def _class_body(region: _Region, piece: str, old: str, indent: int) -> ast.ClassDef | None:
+    """`piece` parsed under a `class _:` line when its rows are all that class's body, at
+    column `indent` (and hold no tab or form feed); else `None`."""
+    if "\t" in piece or "\f" in piece:
+        return None
+    module = _piece_module(region, piece, old, wrapper="class _:\n")
+    if module is None:
+        return None
+    # the rows must all be the wrapper class's body, at the real body's column
+    wrapped = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(wrapped, ast.ClassDef) or wrapped.body[0].col_offset != indent:
+        return None
+    return wrapped
 
 
 def _extend(cuts: list[int], more: list[int]) -> None:
