@@ -28,7 +28,7 @@ from tests.shared_data import corpus_cases, corpus_dir
 from patchsmith.engine.textedits import text_edits
 from patchsmith.errors import FailureCode
 from patchsmith.guards.syntax import syntax_failure
-from patchsmith.runtime import syntax
+from patchsmith.runtime import pycuts, syntax
 from patchsmith.runtime.pycuts import cuts_of, first_sight_outline
 from patchsmith.runtime.syntax import FIRST_SIGHT, changed_python_error, forget_verdicts
 
@@ -293,6 +293,17 @@ def test_awkward_old_texts_are_not_scanned(awkward: str) -> None:
     assert (changed_python_error(old, new) is None) == _parses(new)
 
 
+def test_f_strings_are_not_scanned_where_they_nest(monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _big("x = f'{value}'\n")
+    new = old.replace("return (a +\n        b)", "return a", 1)
+    assert first_sight_outline(old, text_edits(old, new)) is not None  # Python 3.11's rules
+    monkeypatch.setattr(pycuts, "_NESTING", True)
+    assert first_sight_outline(old, text_edits(old, new)) is None
+    plain = _big("x = 1\n")
+    edited = plain.replace("return (a +\n        b)", "return a", 1)
+    assert first_sight_outline(plain, text_edits(plain, edited)) is not None
+
+
 def test_an_old_text_that_fails_stays_judged_as_one_that_fails() -> None:
     old = _big("x = (\n") + "def tail():\n    return 1\n"
     new = old.replace("    return (a +\n        b)", "    return a", 1)
@@ -309,3 +320,29 @@ def test_the_guard_passes_and_refuses_first_sight_edits() -> None:
     assert syntax_failure(update("m.py", old, good)) is None
     failure = syntax_failure(update("m.py", old, bad))
     assert failure is not None and failure.code is FailureCode.SYNTAX_ERROR
+
+
+def _class_to_the_end(methods: int) -> str:
+    body = "".join(f"    def m{n}(self):\n        return {n}\n\n" for n in range(methods))
+    return _filler(40) + "class Last:\n    '''doc'''\n\n" + body
+
+
+@pytest.mark.parametrize("ending", ["\n", ""])
+def test_a_class_that_runs_to_the_end_of_the_file_is_cut_inside(
+    whole_parses: list[str], ending: str
+) -> None:
+    old = _class_to_the_end(150).rstrip("\n") + ending
+    new = old.replace("        return 140\n", "        return [140]\n")
+    assert changed_python_error(old, new) is None
+    assert whole_parses == []
+    last = old.replace("        return 149", "        return (149")
+    assert changed_python_error(old, last) is not None
+
+
+def test_edits_apart_in_one_class_are_judged_within_it(whole_parses: list[str]) -> None:
+    old = _class_to_the_end(150) + "\n\nx = 1\n"
+    new = old.replace("return 20\n", "return 21\n").replace("return 30\n", "return 31\n")
+    assert changed_python_error(old, new) is None
+    assert whole_parses == []
+    bad = old.replace("return 20\n", "return 21\n").replace("return 30\n", "return (31\n")
+    assert changed_python_error(old, bad) is not None

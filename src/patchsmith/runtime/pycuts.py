@@ -20,6 +20,7 @@ definition after it). docs/decisions/0049 gives the argument.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 
@@ -41,6 +42,14 @@ _GOES_ON = re.compile(r"(?:else|elif|except|finally)\b")
 """Words that continue the statement before them (`except*` included)."""
 
 _CLASS = re.compile(r"class\b")
+
+_NESTING = sys.version_info >= (3, 12)
+"""From Python 3.12 (PEP 701) an f-string's fields may hold its own quotes and line
+breaks: the scan, which reads every string as 3.11 does, does not try a text with one."""
+
+_FORMATTED = re.compile(r"""[fFtT][rR]?['"]|[rR][fFtT]['"]""")
+"""An f-string's opening (a t-string's too, Python 3.14), or a name ending in `f` before a
+string: either way the scan does not try under `_NESTING`."""
 
 _OPENERS = "([{"
 _CLOSERS = ")]}"
@@ -239,9 +248,7 @@ def first_sight_outline(old: str, edits: Sequence[TextEdit]) -> Outline | None:
     body's cuts around it. `None` when the scan does not try (`_AWKWARD`, a lone carriage
     return). It is not the outline of a text known to parse: never keep it.
     """
-    if not edits or any(word in old for word in _AWKWARD):
-        return None
-    if "\r" in old and old.count("\r") != old.count("\r\n"):
+    if not edits or not _scannable(old):
         return None
     scan = _Scan(old)
     top = _Level(scan, 0)
@@ -269,12 +276,14 @@ def first_sight_outline(old: str, edits: Sequence[TextEdit]) -> Outline | None:
         last_end = after
     positions = sorted(set(cuts))
     blocks: tuple[Block, ...] = ()
-    if len(edits) == 1 and "\t" not in old:
-        block = _class_block(scan, top, edits[0])
+    if "\t" not in old:
+        block = _class_block(scan, top, edits[0], edits[-1])
         if block is not None:
             blocks = (block,)
             positions = sorted({*positions, *block.cuts})
     rows = _rows(old, positions)
+    if positions and positions[-1] == len(old) and not old.endswith("\n"):
+        rows[-1] += 1  # the end of a text whose last line has no line break: after that line
     row_of = dict(zip(positions, rows, strict=True))
     top_rows = [row_of[position] for position in sorted(set(cuts))]
     if blocks:
@@ -282,28 +291,29 @@ def first_sight_outline(old: str, edits: Sequence[TextEdit]) -> Outline | None:
     return Outline(top_rows, blocks, plain=bool(blocks))
 
 
-def _class_block(scan: _Scan, top: _Level, edit: TextEdit) -> Block | None:
-    """The cuts (as positions) of a top-level class's body just around `edit`, when it
-    lies in that body after its first statement."""
+def _class_block(scan: _Scan, top: _Level, first: TextEdit, last: TextEdit) -> Block | None:
+    """The cuts (as positions) of a top-level class's body just around the edits from
+    `first` to `last`, when they lie in that body after its first statement; the end of
+    the text stands for a cut after a class that runs to it."""
     old = scan.text
-    last = max(edit.old_end - 1, edit.old_start)
-    end = old.find("\n", last)
+    final = max(last.old_end - 1, last.old_start)
+    end = old.find("\n", final)
     end = len(old) if end < 0 else end + 1
     if end > scan.exact:
         return None
-    start = scan.masked.rfind("\n", 0, edit.old_start) + 1
+    start = scan.masked.rfind("\n", 0, first.old_start) + 1
     header = _statement_start(scan, top, start)
     level = None if header is None else _body(scan, header, start)
-    stop = None if header is None else top.cut_after(header)
-    if level is None or stop is None:
+    if level is None or header is None:
         return None
     before = level.cut_at_or_before(start)
-    after = level.cut_after(end - 1)
     if before is None:
         return None
-    if after is None or after > stop:
+    stop = top.cut_after(header)
+    after = level.cut_after(end - 1)
+    if stop is not None and (after is None or after > stop):
         after = stop
-    return Block(level.column, (before, after))
+    return Block(level.column, (before, len(old) if after is None else after))
 
 
 def _body(scan: _Scan, header: int, limit: int) -> _Level | None:
@@ -335,9 +345,7 @@ def cuts_of(text: str) -> list[tuple[int, int]] | None:
     """Every cut the scan finds in `text`, as (0-based row, column): top-level ones at
     column 0, those of top-level classes' bodies at the body's column (for a text with
     no tab); `None` when the scan does not try. For tests: they hold it to `tokenize`."""
-    if any(word in text for word in _AWKWARD):
-        return None
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
+    if not _scannable(text):
         return None
     scan = _Scan(text)
     scan.upto(len(text))
@@ -370,6 +378,16 @@ def _statement_start(scan: _Scan, top: _Level, start: int) -> int | None:
         if scan.starts_logical(lines[at]):
             return lines[at]
     return None
+
+
+def _scannable(text: str) -> bool:
+    """False for a text the scan does not try (`_AWKWARD`, a carriage return that is not
+    part of a CRLF, an f-string where they nest)."""
+    if any(word in text for word in _AWKWARD):
+        return False
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return False
+    return not (_NESTING and _FORMATTED.search(text))
 
 
 def _rows(text: str, positions: Sequence[int]) -> list[int]:

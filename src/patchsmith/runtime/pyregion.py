@@ -153,7 +153,7 @@ def region_outline(
         return outline
     regions = _regions(outline.cuts, old, new, edits)
     if len(regions) == 1 and outline.blocks:
-        nested = _nested(outline, old, new, regions[0], old_too=old_too)
+        nested = _nested(outline, old, new, regions[0], budget if old_too else None)
         if nested is not None:
             return nested
     pieces: list[str] = []
@@ -207,14 +207,16 @@ def _shifted(block: Block, rows: int) -> Block:
 
 
 def _nested(
-    outline: Outline, old: str, new: str, region: _Region, *, old_too: bool = False
+    outline: Outline, old: str, new: str, region: _Region, budget: int | None = None
 ) -> Outline | None:
     """The new outline when every edit lies between two cuts of one class's body and
     those rows parse as that body's statements; `None` when that cannot be told (the
     caller goes on with the top-level region).
 
     The rows are parsed under a `class _:` line of their own: they must be the one
-    class's body (no statement left at column 0), at the class body's column.
+    class's body (no statement left at column 0), at the class body's column. With a
+    `budget` (cuts found by a scan), rows longer than that are not tried, and the old
+    rows must parse the same way too.
     """
     starts = [block.first for block in outline.blocks]
     at = bisect_right(starts, region.edit_row) - 1
@@ -229,11 +231,13 @@ def _nested(
     start = _row_start_back(old, region.edit_start, region.edit_row, first)
     end = _row_start(old, region.last, region.last_row, stop)
     piece = new[start + region.shift : end + region.shift + region.grows]
+    if budget is not None and len(piece) > budget:
+        return None
     inside = _Region(first, stop, start, end, region.shift, region.row_shift, first, start)
     wrapped = _class_body(inside, piece, old, block.indent)
     if wrapped is None:
         return None
-    if old_too and _class_body(inside, old[start:end], old, block.indent) is None:
+    if budget is not None and _class_body(inside, old[start:end], old, block.indent) is None:
         return None
     inner = _cuts(wrapped.body)
     if inner is None:
