@@ -243,10 +243,10 @@ _TOP = re.compile(r"\n[^\s#]")
 
 def first_sight_outline(old: str, edits: Sequence[TextEdit]) -> Outline | None:
     """Cuts of `old` around `edits` found by scanning it (its first rows, up to the cut
-    after the last edit), as an `Outline` for `region_outline`: the top-level cuts just
-    before and after each edit, and, for one edit inside a top-level class's body, that
-    body's cuts around it. `None` when the scan does not try (`_AWKWARD`, a lone carriage
-    return). It is not the outline of a text known to parse: never keep it.
+    after the last edit), as an `Outline` for `pyregion.regions_parse`: the top-level
+    cuts just before and after each edit, and for each top-level class whose body holds
+    edits, that body's cuts around them. `None` when the scan does not try
+    (`_scannable`). It is not the outline of a text known to parse: never keep it.
     """
     if not edits or not _scannable(old):
         return None
@@ -277,18 +277,34 @@ def first_sight_outline(old: str, edits: Sequence[TextEdit]) -> Outline | None:
     positions = sorted(set(cuts))
     blocks: tuple[Block, ...] = ()
     if "\t" not in old:
-        block = _class_block(scan, top, edits[0], edits[-1])
-        if block is not None:
-            blocks = (block,)
-            positions = sorted({*positions, *block.cuts})
+        blocks = _class_blocks(scan, top, edits)
+        positions = sorted({*positions, *(cut for block in blocks for cut in block.cuts)})
     rows = _rows(old, positions)
     if positions and positions[-1] == len(old) and not old.endswith("\n"):
         rows[-1] += 1  # the end of a text whose last line has no line break: after that line
     row_of = dict(zip(positions, rows, strict=True))
     top_rows = [row_of[position] for position in sorted(set(cuts))]
-    if blocks:
-        blocks = (Block(blocks[0].indent, tuple(row_of[p] for p in blocks[0].cuts)),)
+    blocks = tuple(Block(block.indent, tuple(row_of[p] for p in block.cuts)) for block in blocks)
     return Outline(top_rows, blocks, plain=bool(blocks))
+
+
+def _class_blocks(scan: _Scan, top: _Level, edits: Sequence[TextEdit]) -> tuple[Block, ...]:
+    """For each top-level class whose body holds edits, its cuts around them (as
+    positions), in order: the edits of one class share a block."""
+    groups: list[tuple[int, list[TextEdit]]] = []
+    for edit in edits:
+        if edit.old_start >= scan.exact:
+            break
+        start = scan.masked.rfind("\n", 0, edit.old_start) + 1
+        header = _statement_start(scan, top, start)
+        if header is None:
+            continue
+        if groups and groups[-1][0] == header:
+            groups[-1][1].append(edit)
+        else:
+            groups.append((header, [edit]))
+    found = (_class_block(scan, top, group[0], group[-1]) for _, group in groups)
+    return tuple(block for block in found if block is not None)
 
 
 def _class_block(scan: _Scan, top: _Level, first: TextEdit, last: TextEdit) -> Block | None:

@@ -130,30 +130,20 @@ class _Region:
 
 
 def region_outline(
-    outline: Outline,
-    old: str,
-    new: str,
-    edits: Sequence[TextEdit],
-    budget: int,
-    *,
-    old_too: bool = False,
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
 ) -> Outline | None:
     """The new text's outline when it surely parses, judged by re-parsing only the rows
     around `edits` (from `text_edits(old, new)`); `None` when the region check cannot
     tell (a region fails, or a condition of the argument does not hold): parse it all.
 
     `outline` must be the outline of `old`, a text `ast` parsed. Regions longer than
-    `budget` characters in all are not tried. With `old_too`, `outline` holds cuts of
-    `old` found by scanning it (`runtime.pycuts`), `old` is not known to parse, and each
-    region's old rows must parse on their own as well: then the new text parses exactly
-    when the old one does (docs/decisions/0049), and what is returned holds only some
-    of the new text's cuts (never keep it).
+    `budget` characters in all are not tried.
     """
     if not edits:
         return outline
     regions = _regions(outline.cuts, old, new, edits)
     if len(regions) == 1 and outline.blocks:
-        nested = _nested(outline, old, new, regions[0], budget if old_too else None)
+        nested = _nested(outline, old, new, regions[0])
         if nested is not None:
             return nested
     pieces: list[str] = []
@@ -176,8 +166,6 @@ def region_outline(
         inner = None if module is None else outline_of(module, piece)
         if inner is None:
             return None
-        if old_too and _piece_module(region, old[region.old_start : region.old_end], old) is None:
-            return None
         plain = plain and inner.plain
         upto = bisect_right(outline.cuts, region.first)
         _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:upto]])
@@ -195,6 +183,34 @@ def region_outline(
     _extend(cuts, [cut + row_shift for cut in outline.cuts[taken:]])
     blocks.extend(_shifted(block, row_shift) for block in outline.blocks[taken_blocks:])
     return Outline(cuts, tuple(blocks) if plain else (), plain)
+
+
+def regions_parse(
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+) -> bool:
+    """True when the rows around each of `edits` (from `text_edits(old, new)`) parse on
+    their own in `new` and in `old`, under the conditions `region_outline` checks: then
+    `new` parses exactly when `old` does (docs/decisions/0049).
+
+    `outline` holds cuts of `old` found by scanning it (`runtime.pycuts`), around the
+    edits only; `old` is not known to parse. A region inside a class body with a block
+    of cuts around it is parsed as that body's statements; regions longer than `budget`
+    characters in all are not tried.
+    """
+    total = 0
+    for region in _regions(outline.cuts, old, new, edits):
+        if outline.blocks and _nested(outline, old, new, region, budget - total) is not None:
+            continue
+        start = region.old_start + region.shift
+        piece = new[start : region.old_end + region.shift + region.grows]
+        total += len(piece)
+        if total > budget:
+            return False
+        if _piece_module(region, piece, old) is None:
+            return False
+        if _piece_module(region, old[region.old_start : region.old_end], old) is None:
+            return False
+    return True
 
 
 def _blocks_before(blocks: Sequence[Block], row: int) -> int:

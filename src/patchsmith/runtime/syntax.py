@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from patchsmith.engine.textedits import text_edits
 from patchsmith.runtime.pycuts import first_sight_outline
-from patchsmith.runtime.pyregion import Outline, outline_of, region_outline
+from patchsmith.runtime.pyregion import Outline, outline_of, region_outline, regions_parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Tree
@@ -347,7 +347,7 @@ def _same_errors(old: str, new: str) -> bool:
     if cuts is None:
         return False
     budget = len(new) // REGION_SHARE
-    return region_outline(cuts, old, new, edits, budget, old_too=True) is not None
+    return regions_parse(cuts, old, new, edits, budget)
 
 
 def _encodes(text: str) -> bool:
