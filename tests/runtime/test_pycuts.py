@@ -341,8 +341,12 @@ def test_a_class_that_runs_to_the_end_of_the_file_is_cut_inside(
 
 def test_edits_apart_in_one_class_are_judged_within_it(whole_parses: list[str]) -> None:
     old = _class_to_the_end(150) + "\n\nx = 1\n"
-    new = old.replace("return 20\n", "return 21\n").replace("return 30\n", "return 31\n")
+    # far apart: the rows from the first edit to the last are most of the file
+    new = old.replace("return 5\n", "return 6\n").replace("return 145\n", "return 146\n")
     assert changed_python_error(old, new) is None
     assert whole_parses == []
-    bad = old.replace("return 20\n", "return 21\n").replace("return 30\n", "return (31\n")
+    bad = old.replace("return 5\n", "return 6\n").replace("return 145\n", "return (146\n")
     assert changed_python_error(old, bad) is not None
+    # a class written inside the class's body: its rows are no longer the body's
+    split = old.replace("    def m145(self):\n", "class Other:\n    def m145(self):\n")
+    assert changed_python_error(old, split) is None

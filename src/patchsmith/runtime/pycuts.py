@@ -303,33 +303,36 @@ def _class_blocks(scan: _Scan, top: _Level, edits: Sequence[TextEdit]) -> tuple[
             groups[-1][1].append(edit)
         else:
             groups.append((header, [edit]))
-    found = (_class_block(scan, top, group[0], group[-1]) for _, group in groups)
+    found = (_class_block(scan, top, group) for _, group in groups)
     return tuple(block for block in found if block is not None)
 
 
-def _class_block(scan: _Scan, top: _Level, first: TextEdit, last: TextEdit) -> Block | None:
-    """The cuts (as positions) of a top-level class's body just around the edits from
-    `first` to `last`, when they lie in that body after its first statement; the end of
-    the text stands for a cut after a class that runs to it."""
-    old = scan.text
-    final = max(last.old_end - 1, last.old_start)
-    end = old.find("\n", final)
-    end = len(old) if end < 0 else end + 1
-    if end > scan.exact:
-        return None
-    start = scan.masked.rfind("\n", 0, first.old_start) + 1
+def _class_block(scan: _Scan, top: _Level, edits: Sequence[TextEdit]) -> Block | None:
+    """The cuts (as positions) of a top-level class's body just around each of `edits`,
+    when they all lie in that body after its first statement; the end of the text stands
+    for a cut after a class that runs to it."""
+    old, masked = scan.text, scan.masked
+    start = masked.rfind("\n", 0, edits[0].old_start) + 1
     header = _statement_start(scan, top, start)
     level = None if header is None else _body(scan, header, start)
     if level is None or header is None:
         return None
-    before = level.cut_at_or_before(start)
-    if before is None:
-        return None
     stop = top.cut_after(header)
-    after = level.cut_after(end - 1)
-    if stop is not None and (after is None or after > stop):
-        after = stop
-    return Block(level.column, (before, len(old) if after is None else after))
+    cuts: set[int] = set()
+    for edit in edits:
+        final = max(edit.old_end - 1, edit.old_start)
+        end = old.find("\n", final)
+        end = len(old) if end < 0 else end + 1
+        if end > scan.exact:
+            return None
+        before = level.cut_at_or_before(masked.rfind("\n", 0, edit.old_start) + 1)
+        if before is None:
+            return None
+        after = level.cut_after(end - 1)
+        if stop is not None and (after is None or after > stop):
+            after = stop
+        cuts.update((before, len(old) if after is None else after))
+    return Block(level.column, tuple(sorted(cuts)))
 
 
 def _body(scan: _Scan, header: int, limit: int) -> _Level | None:

@@ -197,6 +197,10 @@ def regions_parse(
     of cuts around it is parsed as that body's statements; regions longer than `budget`
     characters in all are not tried.
     """
+    if outline.blocks:
+        apart = _apart_in_blocks(outline, old, new, edits, budget)
+        if apart is not None:
+            return apart
     total = 0
     for region in _regions(outline.cuts, old, new, edits):
         if outline.blocks and _nested(outline, old, new, region, budget - total) is not None:
@@ -210,6 +214,48 @@ def regions_parse(
             return False
         if _piece_module(region, old[region.old_start : region.old_end], old) is None:
             return False
+    return True
+
+
+def _apart_in_blocks(
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+) -> bool | None:
+    """`regions_parse` with the regions bounded by the class bodies' cuts as well as the
+    top-level ones, so that edits apart in one class are parsed apart: `None` when a
+    region is bounded by cuts of two levels, or its rows are not that class's body (a
+    class written in the middle of one): the caller tries the top-level regions, which
+    are the same here outside the classes."""
+    top = set(outline.cuts)
+    rows = [set(block.rows()) for block in outline.blocks]
+    cuts = sorted(top.union(*rows))
+    total = 0
+    for region in _regions(cuts, old, new, edits):
+        start = region.old_start + region.shift
+        piece = new[start : region.old_end + region.shift + region.grows]
+        total += len(piece)
+        if total > budget:
+            return False
+        before = old[region.old_start : region.old_end]
+        inside = next(
+            (
+                block
+                for block, own in zip(outline.blocks, rows, strict=True)
+                if region.first in own and region.stop in own and region.first != block.last
+            ),
+            None,
+        )
+        if inside is not None:
+            for text in (piece, before):
+                if _class_body(region, text, old, inside.indent) is None:
+                    return None
+        elif (region.first == 0 or region.first in top) and (
+            region.stop is None or region.stop in top
+        ):
+            for text in (piece, before):
+                if _piece_module(region, text, old) is None:
+                    return False
+        else:
+            return None
     return True
 
 
