@@ -256,6 +256,14 @@ def test_a_breaking_first_sight_edit_gets_the_whole_files_message(
     assert whole_parses[:1] == [new]
 
 
+def test_a_deleted_statement_is_judged_without_parsing_the_file(
+    whole_parses: list[str],
+) -> None:
+    old = _big("def target():\n    return 1\n\n\n")
+    assert changed_python_error(old, old.replace("def target():\n    return 1\n", "")) is None
+    assert whole_parses == []
+
+
 def test_a_decorated_definition_is_not_cut_from_its_decorator(
     whole_parses: list[str],
 ) -> None:

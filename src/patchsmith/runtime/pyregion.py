@@ -407,8 +407,9 @@ def _piece_module(region: _Region, piece: str, old: str, wrapper: str = "") -> a
     if region.stop is not None and region.old_end < len(old):
         if _continued(old, region.old_end):
             return None  # the region's old last line ran on into the rows after it
-        if not piece.endswith("\n") or _continued(piece, len(piece)):
+        if piece and (not piece.endswith("\n") or _continued(piece, len(piece))):
             return None  # the new rows would run on into the rows after them
+        # (no rows at all: the rows before the region meet those after it at a cut)
     if _lone_carriage_return(piece) or "barry_as_FLUFL" in piece:
         return None
     if region.first > 0 and "__future__" in piece:
