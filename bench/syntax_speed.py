@@ -6,13 +6,17 @@ Run: `python bench/syntax_speed.py [--quick] [--repeat N] [CORPUS]` (default cor
 Files: the corpus's largest Python, JavaScript and TypeScript files, and generated Python
 files of 100k and 1M lines (classes and functions, ~30 lines a block). Each gets two clean
 local edits (a statement written before a `return` in the middle of the file), and the
-100k-line file one breaking edit as well. Two timings of `SyntaxGuard.check`, taking turns:
+100k-line file one breaking edit as well. Three timings of `SyntaxGuard.check`, taking turns:
 
-- `whole`: the change's old text never seen by this process (its verdicts forgotten): the
-  guard parses the whole new text, as every change was judged before;
-- `changed only`: the old text is the new text of the change before (an agent's second
-  edit of a file): Python re-parses the top-level statements around the edit, tree-sitter
-  parses incrementally from the kept tree (docs/decisions/0043).
+- `whole`: the change's old text never seen by this process (its verdicts forgotten) and
+  the first-sight check off (`FIRST_SIGHT` out of reach): the guard parses the whole new
+  text, as every change was judged before;
+- `first sight`: the old text never seen, the check on: Python finds the cuts around the
+  edit by scanning the old text and parses the rows between them, in both texts
+  (docs/decisions/0049); tree-sitter files are parsed whole, as in `whole`;
+- `changed only`: the old text is the new text of the change before, which was parsed
+  whole (so its outline is kept): Python re-parses the statements around the edit,
+  tree-sitter parses incrementally from the kept tree (docs/decisions/0043).
 
 Each row gives the median over `--repeat` runs (one run for the 1M-line file) and the
 ratio; the whole run is in one process, so the ratios compare.
@@ -41,6 +45,7 @@ from patchsmith.formats.script import Action  # noqa: E402
 from patchsmith.guards import GuardContext  # noqa: E402
 from patchsmith.guards.syntax import SyntaxGuard  # noqa: E402
 from patchsmith.policy import Policy  # noqa: E402
+from patchsmith.runtime import syntax  # noqa: E402
 from patchsmith.runtime.change import FileChange  # noqa: E402
 from patchsmith.runtime.syntax import forget_verdicts  # noqa: E402
 
@@ -143,27 +148,43 @@ def timed(guard: SyntaxGuard, path: str, old: str, new: str) -> tuple[float, int
     return (time.perf_counter_ns() - start) / 1e6, len(failures)
 
 
-def measure(case: Case, repeat: int) -> tuple[float, float, int]:
-    """Median ms of the guard on the second edit, the whole file parsed and only the change."""
+def measure(case: Case, repeat: int) -> tuple[float, float, float, int]:
+    """Median ms of the guard on the second edit: the whole file parsed, at first sight,
+    and only the change (the old text parsed before); and how many failures."""
     guard = SyntaxGuard()
     whole: list[float] = []
+    sight: list[float] = []
     changed: list[float] = []
     refused = set()
     first = edited(case.path, case.text, 0)
     second = edited(case.path, first, 1, breaking=case.breaking)
+    on = syntax.FIRST_SIGHT
     for _ in range(repeat):
-        forget_verdicts()  # nothing of this file seen: the new text is parsed whole
-        ms, failures = timed(guard, case.path, first, second)
+        forget_verdicts()  # nothing of this file seen, no first-sight check: parsed whole
+        syntax.FIRST_SIGHT = sys.maxsize
+        try:
+            ms, failures = timed(guard, case.path, first, second)
+        finally:
+            syntax.FIRST_SIGHT = on
         whole.append(ms)
         refused.add(failures)
+        forget_verdicts()  # nothing of this file seen: the first-sight check
+        ms, failures = timed(guard, case.path, first, second)
+        sight.append(ms)
+        refused.add(failures)
         forget_verdicts()
-        _, failures = timed(guard, case.path, case.text, first)  # the edit before (untimed)
+        syntax.FIRST_SIGHT = sys.maxsize  # the edit before, parsed whole (untimed)
+        try:
+            _, failures = timed(guard, case.path, case.text, first)
+        finally:
+            syntax.FIRST_SIGHT = on
         assert failures == 0, f"{case.name}: the first edit should pass"
         ms, failures = timed(guard, case.path, first, second)
         changed.append(ms)
         refused.add(failures)
-    assert len(refused) == 1, f"{case.name}: the two ways gave different verdicts"
-    return statistics.median(whole), statistics.median(changed), refused.pop()
+    assert len(refused) == 1, f"{case.name}: the three ways gave different verdicts"
+    medians = (statistics.median(whole), statistics.median(sight), statistics.median(changed))
+    return (*medians, refused.pop())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,14 +217,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}\n"
     )
-    print("| file | lines | KB | verdict | whole ms | changed only ms | whole / changed |")
-    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+    print(
+        "| file | lines | KB | verdict | whole ms | first sight ms | changed only ms "
+        "| whole / first sight | whole / changed |"
+    )
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for case, repeat in cases:
-        whole, changed, refused = measure(case, repeat)
+        whole, sight, changed, refused = measure(case, repeat)
         verdict = "refused" if refused else "passes"
         print(
             f"| {case.name} | {case.text.count(chr(10)):,} | {len(case.text.encode()) // 1024:,} "
-            f"| {verdict} | {whole:.2f} | {changed:.2f} | {whole / changed:.1f}× |",
+            f"| {verdict} | {whole:.2f} | {sight:.2f} | {changed:.2f} | {whole / sight:.1f}× "
+            f"| {whole / changed:.1f}× |",
             flush=True,
         )
     return 0

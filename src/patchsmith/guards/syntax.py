@@ -44,7 +44,10 @@ class SyntaxGuard(Guard):
     A text this process parsed before is not parsed whole again when it changes:
     Python re-parses the statements around the edits (top-level ones, or a top-level
     class's body statements), tree-sitter parses incrementally from the kept tree
-    (docs/decisions/0043); any doubt, and every refusal, is decided by a whole parse.
+    (docs/decisions/0043). A large Python file seen for the first time has those
+    statements found by scanning its old text, and their rows parsed in both texts: a
+    pass then means the new text parses exactly when the old one did (0049). Any
+    doubt, and every refusal, is decided by a whole parse.
     Why: a hunk applied in the wrong place, or a truncated whole-file edit,
     usually leaves unbalanced brackets: caught here, before anything is written.
     A count of problems would refuse the right edit to a file that was already

@@ -209,6 +209,80 @@ def region_outline(
     return Outline(cuts, tuple(blocks) if plain else (), plain)
 
 
+def regions_parse(
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+) -> bool:
+    """True when the rows around each of `edits` (from `text_edits(old, new)`) parse on
+    their own in `new` and in `old`, under the conditions `region_outline` checks: then
+    `new` parses exactly when `old` does (docs/decisions/0049).
+
+    `outline` holds cuts of `old` found by scanning it (`runtime.pycuts`), around the
+    edits only; `old` is not known to parse. A region inside a class body with a block
+    of cuts around it is parsed as that body's statements; regions longer than `budget`
+    characters in all are not tried.
+    """
+    if outline.blocks:
+        apart = _apart_in_blocks(outline, old, new, edits, budget)
+        if apart is not None:
+            return apart
+    total = 0
+    for region in _regions(outline.cuts, old, new, edits):
+        if outline.blocks and _nested(outline, old, new, region, budget - total) is not None:
+            continue
+        start = region.old_start + region.shift
+        piece = new[start : region.old_end + region.shift + region.grows]
+        total += len(piece)
+        if total > budget:
+            return False
+        if _piece_module(region, piece, old) is None:
+            return False
+        if _piece_module(region, old[region.old_start : region.old_end], old) is None:
+            return False
+    return True
+
+
+def _apart_in_blocks(
+    outline: Outline, old: str, new: str, edits: Sequence[TextEdit], budget: int
+) -> bool | None:
+    """`regions_parse` with the regions bounded by the class bodies' cuts as well as the
+    top-level ones, so that edits apart in one class are parsed apart: `None` when a
+    region is bounded by cuts of two levels, or its rows are not that class's body (a
+    class written in the middle of one): the caller tries the top-level regions, which
+    are the same here outside the classes."""
+    top = set(outline.cuts)
+    rows = [set(block.rows()) for block in outline.blocks]
+    cuts = sorted(top.union(*rows))
+    total = 0
+    for region in _regions(cuts, old, new, edits):
+        start = region.old_start + region.shift
+        piece = new[start : region.old_end + region.shift + region.grows]
+        total += len(piece)
+        if total > budget:
+            return False
+        before = old[region.old_start : region.old_end]
+        inside = next(
+            (
+                block
+                for block, own in zip(outline.blocks, rows, strict=True)
+                if region.first in own and region.stop in own and region.first != block.last
+            ),
+            None,
+        )
+        if inside is not None:
+            for text in (piece, before):
+                if _class_body(region, text, old, inside.indent) is None:
+                    return None
+        elif (region.first == 0 or region.first in top) and (
+            region.stop is None or region.stop in top
+        ):
+            for text in (piece, before):
+                if _piece_module(region, text, old) is None:
+                    return False
+        else:
+            return None
+    return True
+
+
 def _blocks_before(blocks: Sequence[Block], row: int) -> int:
     """How many of `blocks` start before `row` (a top-level cut: no block spans it)."""
     return bisect_left([block.first for block in blocks], row) if blocks else 0
@@ -218,13 +292,17 @@ def _shifted(block: Block, rows: int) -> Block:
     return Block(block.indent, block.cuts, block.shift + rows) if rows else block
 
 
-def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | None:
+def _nested(
+    outline: Outline, old: str, new: str, region: _Region, budget: int | None = None
+) -> Outline | None:
     """The new outline when every edit lies between two cuts of one class's body and
     those rows parse as that body's statements; `None` when that cannot be told (the
     caller goes on with the top-level region).
 
     The rows are parsed under a `class _:` line of their own: they must be the one
-    class's body (no statement left at column 0), at the class body's column.
+    class's body (no statement left at column 0), at the class body's column. With a
+    `budget` (cuts found by a scan), rows longer than that are not tried, and the old
+    rows must parse the same way too.
     """
     starts = [block.first for block in outline.blocks]
     at = bisect_right(starts, region.edit_row) - 1
@@ -239,17 +317,13 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
     start = _row_start_back(old, region.edit_start, region.edit_row, first)
     end = _row_start(old, region.last, region.last_row, stop)
     piece = new[start + region.shift : end + region.shift + region.grows]
-    module = _piece_module(
-        _Region(first, stop, start, end, region.shift, region.row_shift, first, start),
-        piece,
-        old,
-        wrapper="class _:\n",
-    )
-    if module is None or "\t" in piece or "\f" in piece:
+    if budget is not None and len(piece) > budget:
         return None
-    # the rows must all be the wrapper class's body, at the real body's column
-    wrapped = module.body[0] if len(module.body) == 1 else None
-    if not isinstance(wrapped, ast.ClassDef) or wrapped.body[0].col_offset != block.indent:
+    inside = _Region(first, stop, start, end, region.shift, region.row_shift, first, start)
+    wrapped = _class_body(inside, piece, old, block.indent)
+    if wrapped is None:
+        return None
+    if budget is not None and _class_body(inside, old[start:end], old, block.indent) is None:
         return None
     inner = _cuts(wrapped.body)
     if inner is None:
@@ -267,6 +341,21 @@ def _nested(outline: Outline, old: str, new: str, region: _Region) -> Outline | 
         *(_shifted(later, rows) for later in outline.blocks[at + 1 :]),
     ]
     return Outline(cuts, tuple(blocks), plain=True)
+
+
+def _class_body(region: _Region, piece: str, old: str, indent: int) -> ast.ClassDef | None:
+    """`piece` parsed under a `class _:` line when its rows are all that class's body, at
+    column `indent` (and hold no tab or form feed); else `None`."""
+    if "\t" in piece or "\f" in piece:
+        return None
+    module = _piece_module(region, piece, old, wrapper="class _:\n")
+    if module is None:
+        return None
+    # the rows must all be the wrapper class's body, at the real body's column
+    wrapped = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(wrapped, ast.ClassDef) or wrapped.body[0].col_offset != indent:
+        return None
+    return wrapped
 
 
 def _extend(cuts: list[int], more: list[int]) -> None:
@@ -342,8 +431,9 @@ def _piece_module(region: _Region, piece: str, old: str, wrapper: str = "") -> a
     if region.stop is not None and region.old_end < len(old):
         if _continued(old, region.old_end):
             return None  # the region's old last line ran on into the rows after it
-        if not piece.endswith("\n") or _continued(piece, len(piece)):
+        if piece and (not piece.endswith("\n") or _continued(piece, len(piece))):
             return None  # the new rows would run on into the rows after them
+        # (no rows at all: the rows before the region meet those after it at a cut)
     if _lone_carriage_return(piece) or "barry_as_FLUFL" in piece:
         return None
     if region.first > 0 and "__future__" in piece:

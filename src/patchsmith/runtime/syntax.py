@@ -291,15 +291,24 @@ REGION_SHARE = 2
 """The region check re-parses at most 1/REGION_SHARE of a file; a bigger change is parsed whole."""
 
 
+FIRST_SIGHT = 4096
+"""Characters from which a new text whose old text was never parsed is judged by the
+cuts a scan finds around the edits (`runtime.pycuts`) before it is parsed whole."""
+
+
 def changed_python_error(old: str | None, new: str) -> str | None:
-    """`python_error(new)`, re-parsing only the statements the change touched when it can.
+    """`python_error(new)`, re-parsing only the statements the change touched when it
+    can; `None` also when `new` has no syntax error that `old` did not have.
 
     When this process parsed `old` and it was valid Python, its outline (where its
     top-level statements, and those of its top-level classes' bodies, end) is kept: the
     new text is valid when the rows between the cuts around each edit parse on their own
-    (`runtime.pyregion`; docs/decisions/0043). Anything else, a failing region
-    included, is decided by parsing all of `new`, so an error's message is always the
-    whole file's.
+    (`runtime.pyregion`; docs/decisions/0043). Otherwise the cuts around the edits are
+    found by scanning `old` (`runtime.pycuts`): when the rows between them parse on
+    their own in both texts, `new` parses exactly when `old` does (docs/decisions/0049),
+    and `None` is returned without a verdict kept for `new` (it may fail, where `old`
+    fails too). Anything else, a failing region included, is decided by parsing all of
+    `new`, so an error's message is always the whole file's.
     """
     # Imported here, not above: only Python files need outlines, and a process that checks
     # other files starts faster without them (docs/decisions/0047).
@@ -319,6 +328,8 @@ def changed_python_error(old: str | None, new: str) -> str | None:
                 _VERDICTS.put(key, None)
                 _OUTLINES.put(key, found, found.size)
                 return None
+        elif len(new) >= FIRST_SIGHT and _same_errors(old, new):
+            return None
     parsed = _ast_module(new)
     if isinstance(parsed, str):
         _VERDICTS.put(key, parsed)
@@ -328,6 +339,31 @@ def changed_python_error(old: str | None, new: str) -> str | None:
     if outline is not None:
         _OUTLINES.put(key, outline, outline.size)
     return None
+
+
+def _same_errors(old: str, new: str) -> bool:
+    """True when `new` parses exactly when `old` does, told from the rows around the
+    edits alone (`runtime.pycuts`; docs/decisions/0049)."""
+    if not (old.isascii() or _encodes(old)) or not (new.isascii() or _encodes(new)):
+        return False
+    # Imported here for the reason `changed_python_error` gives.
+    from patchsmith.runtime.pycuts import first_sight_outline
+    from patchsmith.runtime.pyregion import regions_parse
+
+    edits = text_edits(old, new)
+    cuts = first_sight_outline(old, edits)
+    if cuts is None:
+        return False
+    budget = len(new) // REGION_SHARE
+    return regions_parse(cuts, old, new, edits, budget)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _python_error(text: str) -> str | None:
