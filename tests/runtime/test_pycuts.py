@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-import warnings
 from collections.abc import Iterator
 from functools import cache
 
@@ -22,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from tests.guards.changes import update
-from tests.runtime.test_pyregion import _edited, _sources
+from tests.runtime.test_pyregion import _edited, _parses, _sources
 from tests.shared_data import corpus_cases, corpus_dir
 
 from patchsmith.engine.textedits import text_edits
@@ -38,16 +37,6 @@ def _fresh_caches() -> Iterator[None]:
     forget_verdicts()
     yield
     forget_verdicts()
-
-
-def _parses(text: str) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(text)
-        except Exception:
-            return False
-    return True
 
 
 def _truth(text: str) -> set[tuple[int, int]] | None:
