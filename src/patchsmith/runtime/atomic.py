@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from patchsmith.runtime.content import Content, chunks_of, content_size
+from patchsmith.runtime.content import Content, chunks_of, content_size, holds_chunks
 
 __all__ = [
     "TEMP_PREFIX",
@@ -134,12 +134,7 @@ def holds_regular(path: Path, expected: Content) -> tuple[bool, os.stat_result]:
         if info.st_size != content_size(expected):
             return False, info
         if isinstance(expected, bytes):
-            at = 0
-            while chunk := os.read(fd, 1 << 20):
-                if not expected.startswith(chunk, at):
-                    return False, info
-                at += len(chunk)
-            return at == len(expected), info
+            return holds_chunks(expected, iter(lambda: os.read(fd, 1 << 20), b"")), info
         for piece in chunks_of(expected):
             if _read_exactly(fd, len(piece)) != piece:
                 return False, info

@@ -62,9 +62,7 @@ class EncodedText:
         """The bytes a chunk at a time (the BOM first); a new pass each call."""
         if self.bom:
             yield self.bom
-        text, encoding = self.text, self.encoding
-        for start in range(0, len(text), CHUNK_CHARS):
-            yield text[start : start + CHUNK_CHARS].encode(encoding)
+        yield from self._chunks_without_bom()
 
     def encode(self) -> bytes:
         """The whole bytes (a full copy: for callers that need one object)."""

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from patchsmith.errors import FailureCode, PatchFailure
-from patchsmith.runtime.content import CHUNK_CHARS, Content, EncodedText
+from patchsmith.runtime.content import CHUNK_CHARS, Content, EncodedText, sha256_of
 
 __all__ = [
     "BINARY_SNIFF_BYTES",
@@ -217,7 +217,4 @@ def encodes_back(tf: TextFile) -> EncodedText | None:
     """`tf`'s bytes as an `EncodedText` of its text, when that encoding hashes to
     `tf.sha256` (checked a chunk at a time); else `None`."""
     content = EncodedText(tf.text, tf.encoding.value, tf.bom)
-    digest = hashlib.sha256()
-    for chunk in content:
-        digest.update(chunk)
-    return content if digest.hexdigest() == tf.sha256 else None
+    return content if sha256_of(content) == tf.sha256 else None
