@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from patchsmith.engine.excerpt import MAX_EXCERPT_LINES, closest_region, numbered_excerpt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from patchsmith.engine.excerpt import (
+    _CANDIDATES,
+    _PER_LINE,
+    _SIMILAR,
+    MAX_EXCERPT_LINES,
+    MAX_LOOKALIKES,
+    _close_lines,
+    _key,
+    closest_region,
+    lookalikes,
+    numbered_excerpt,
+    similar_regions,
+)
+from patchsmith.engine.similarity import bigram_similarity
 
 FILE = ["import os", "", "def f():", "    a = 1", "    return a", "", "def g():", "    return 2"]
 
@@ -69,3 +85,76 @@ class TestNumberedExcerpt:
         text, first, last = numbered_excerpt(contents, 0, 100)
 
         assert (MAX_EXCERPT_LINES, 1, MAX_EXCERPT_LINES) == (len(text.splitlines()), first, last)
+
+
+# Lines that resemble each other: a few tokens, reused, so most pairs share bigrams and
+# some reach the similarity threshold; single characters and blank lines included.
+_WORDS = ("x", "}", "result", "item", "items", "+=", "return", "for", "in", "=", "0", "()", " ")
+_LINES = st.lists(st.sampled_from(_WORDS), max_size=6).map(" ".join)
+
+
+def _pairwise(keys: list[str], solid: list[tuple[int, str]]) -> dict[int, dict[int, float]]:
+    """The definition `_close_lines` must keep: every wanted line against every file line."""
+    close: dict[int, dict[int, float]] = {}
+    for j, key in solid:
+        exact = [i for i, k in enumerate(keys) if k == key][:_PER_LINE]
+        found = {i: 1.0 for i in exact}
+        scored = sorted(
+            (
+                (bigram_similarity(key, k), i)
+                for i, k in enumerate(keys)
+                if k and i not in found and bigram_similarity(key, k) >= _SIMILAR
+            ),
+            reverse=True,
+        )
+        for sim, i in scored[: _PER_LINE - len(found)]:
+            found[i] = sim
+        close[j] = found
+    return close
+
+
+class TestCloseLines:
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(_LINES, max_size=60), st.lists(_LINES, min_size=1, max_size=8))
+    def test_index_finds_what_every_pair_would(
+        self, contents: list[str], wanted: list[str]
+    ) -> None:
+        """Counting shared bigrams through an index gives each wanted line the same close
+        file lines, with the same scores, in the same order, as comparing every pair."""
+        keys = [_key(line) for line in contents]
+        solid = [(j, _key(w)) for j, w in enumerate(wanted) if w.strip()]
+
+        found = _close_lines(keys, solid)
+
+        expected = _pairwise(keys, solid)
+        assert found == expected
+        assert [list(f) for f in found.values()] == [list(f) for f in expected.values()]
+
+    def test_bounded_per_line(self) -> None:
+        """A wanted line close to many file lines keeps the best `_PER_LINE` of them."""
+        contents = [f"result += item{n}" for n in range(3 * _PER_LINE)]
+
+        found = _close_lines([_key(c) for c in contents], [(0, _key("result += item"))])
+
+        assert len(found[0]) == _PER_LINE
+
+
+class TestSimilarRegions:
+    @settings(max_examples=200, deadline=None)
+    @given(
+        st.lists(_LINES, max_size=50),
+        st.lists(_LINES, min_size=1, max_size=6),
+        st.none() | st.integers(0, 50),
+    )
+    def test_first_region_does_not_depend_on_limit(
+        self, contents: list[str], wanted: list[str], hint: int | None
+    ) -> None:
+        """A refusal finds its regions once, for the excerpt (the best) and the look-alikes."""
+        one = similar_regions(contents, wanted, hint)
+        many = similar_regions(contents, wanted, hint, limit=MAX_LOOKALIKES)
+
+        assert one == many[:1]
+        assert len(many) <= min(MAX_LOOKALIKES, _CANDIDATES)
+        assert lookalikes(contents, wanted, hint, regions=many) == lookalikes(
+            contents, wanted, hint
+        )

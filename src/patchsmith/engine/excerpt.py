@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from patchsmith.engine.locate import TIE_DISTANCE, fold_punctuation
-from patchsmith.engine.similarity import bigram_similarity
+from patchsmith.engine.similarity import bigram_similarity, bigrams
 
 __all__ = [
     "LOOKALIKE_SIMILARITY",
+    "MAX_LOOKALIKES",
     "Lookalike",
     "Region",
     "closest_region",
@@ -44,12 +46,6 @@ class Region:
     exact: int
 
 
-def _bigrams(key: str) -> frozenset[str]:
-    if len(key) < 2:
-        return frozenset({key})
-    return frozenset(key[i : i + 2] for i in range(len(key) - 1))
-
-
 def line_similarity(a: str, b: str) -> float:
     """How alike two lines are, 0 to 1: Dice coefficient of their character bigrams
     after folding punctuation and collapsing whitespace (1.0 when equal so)."""
@@ -69,33 +65,16 @@ def similar_regions(
     per line); each close pair votes for the region start it implies; the best-voted
     starts are then scored by aligning the wanted lines in order, allowing a few lines
     of drift (a line the model forgot or added). Empty when no wanted line resembles
-    any file line. Ties go to the start nearest `hint`.
+    any file line. Ties go to the start nearest `hint`. The first region does not
+    depend on `limit`.
     """
     solid = [(j, _key(w)) for j, w in enumerate(wanted) if w.strip()]
     if not contents or not solid:
         return []
     keys = [_key(line) for line in contents]
-    grams = [_bigrams(k) if k else frozenset() for k in keys]
-    exact_at: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        exact_at.setdefault(k, []).append(i)
-    close: dict[int, dict[int, float]] = {}
+    close = _close_lines(keys, solid)
     votes: dict[int, float] = {}
-    for j, key in solid:
-        found: dict[int, float] = {i: 1.0 for i in exact_at.get(key, ())[:_PER_LINE]}
-        if len(found) < _PER_LINE:
-            wanted_grams = _bigrams(key)
-            scored = []
-            for i, g in enumerate(grams):
-                if i in found or not g:
-                    continue
-                sim = 2 * len(wanted_grams & g) / (len(wanted_grams) + len(g))
-                if sim >= _SIMILAR:
-                    scored.append((sim, i))
-            scored.sort(reverse=True)
-            for sim, i in scored[: _PER_LINE - len(found)]:
-                found[i] = sim
-        close[j] = found
+    for j, found in close.items():
         for i, sim in found.items():
             votes[i - j] = votes.get(i - j, 0.0) + sim
     if not votes:
@@ -111,6 +90,44 @@ def similar_regions(
         if len(chosen) >= limit:
             break
     return chosen
+
+
+def _close_lines(keys: list[str], solid: list[tuple[int, str]]) -> dict[int, dict[int, float]]:
+    """For each wanted line `j`, the file lines at least `_SIMILAR` like it (identical ones
+    first, then the most similar), at most `_PER_LINE`: file line -> similarity.
+
+    A file line sharing no bigram with a wanted line is 0 like it, so only the lines each
+    wanted bigram occurs in are counted (an index of the file's distinct lines, built
+    once), not every pair of lines: a refused hunk in a large file is answered in a few
+    milliseconds. Each counted pair's score is `bigram_similarity`'s Dice coefficient.
+    """
+    exact_at: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        exact_at.setdefault(k, []).append(i)
+    distinct = [k for k in exact_at if k]
+    grams = [bigrams(k) for k in distinct]
+    wanted = {key: bigrams(key) for _, key in solid}
+    needed = frozenset().union(*wanted.values())
+    having: dict[str, list[int]] = {}  # bigram -> the distinct lines holding it
+    for d, g in enumerate(grams):
+        for gram in g & needed:
+            having.setdefault(gram, []).append(d)
+    close: dict[int, dict[int, float]] = {}
+    for j, key in solid:
+        found: dict[int, float] = {i: 1.0 for i in exact_at.get(key, ())[:_PER_LINE]}
+        if len(found) < _PER_LINE:
+            wanted_grams = wanted[key]
+            shared = Counter(chain.from_iterable(having.get(g, ()) for g in wanted_grams))
+            scored: list[tuple[float, int]] = []
+            for d, common in shared.items():
+                sim = 2 * common / (len(wanted_grams) + len(grams[d]))
+                if sim >= _SIMILAR:
+                    scored.extend((sim, i) for i in exact_at[distinct[d]] if i not in found)
+            scored.sort(reverse=True)
+            for sim, i in scored[: _PER_LINE - len(found)]:
+                found[i] = sim
+        close[j] = found
+    return close
 
 
 def _score(
@@ -199,7 +216,8 @@ def numbered_excerpt(
 LOOKALIKE_SIMILARITY = 0.75
 """A region at least this like the edit's old lines (and near the best one) is a look-alike."""
 _LOOKALIKE_SPREAD = 0.15
-_MAX_LOOKALIKES = 8
+MAX_LOOKALIKES = 8
+"""The most look-alikes named: `similar_regions` with this `limit` is what `lookalikes` reads."""
 
 
 @dataclass(frozen=True)
@@ -219,19 +237,24 @@ def lookalikes(
     wanted: Sequence[str],
     hint: int | None = None,
     starts: Sequence[int] = (),
+    *,
+    regions: Sequence[Region] | None = None,
 ) -> list[Lookalike]:
     """Every region like `wanted`, when there are two or more; else empty.
 
     `starts` (0-based), when given, are the places a locator found (an ambiguous match):
     each is one region. Otherwise the most similar regions that score at least
-    `LOOKALIKE_SIMILARITY` and within a small spread of the best are. The one nearest
-    `hint` (0-based, within the tie distance) is `named`; it comes first.
+    `LOOKALIKE_SIMILARITY` and within a small spread of the best are; `regions`, when
+    given, is `similar_regions(contents, wanted, hint, limit=MAX_LOOKALIKES)` already
+    found by the caller. The one nearest `hint` (0-based, within the tie distance) is
+    `named`; it comes first.
     """
     size = max(len(wanted), 1)
     if starts:
         found = [_region_at(contents, wanted, s, size) for s in starts]
     else:
-        regions = similar_regions(contents, wanted, hint, limit=_MAX_LOOKALIKES)
+        if regions is None:
+            regions = similar_regions(contents, wanted, hint, limit=MAX_LOOKALIKES)
         top = regions[0].score if regions else 0.0
         found = [
             r
@@ -258,7 +281,7 @@ def lookalikes(
             ),
             r.start == named_at,
         )
-        for r in found[:_MAX_LOOKALIKES]
+        for r in found[:MAX_LOOKALIKES]
     ]
     return sorted(out, key=lambda x: (not x.named, x.start))
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["bigram_similarity"]
+__all__ = ["bigram_similarity", "bigrams"]
 
 
-def _bigrams(key: str) -> frozenset[str]:
+def bigrams(key: str) -> frozenset[str]:
+    """The character pairs of `key` (a one-character key stands for itself)."""
     if len(key) < 2:
         return frozenset({key})
-    return frozenset(key[i : i + 2] for i in range(len(key) - 1))
+    return frozenset({key[i : i + 2] for i in range(len(key) - 1)})
 
 
 def bigram_similarity(a: str, b: str) -> float:
@@ -22,5 +23,5 @@ def bigram_similarity(a: str, b: str) -> float:
         return 1.0
     if not a or not b:
         return 0.0
-    ga, gb = _bigrams(a), _bigrams(b)
+    ga, gb = bigrams(a), bigrams(b)
     return 2 * len(ga & gb) / (len(ga) + len(gb))

@@ -955,7 +955,7 @@ def _block_failure(
     *,
     partial: bool,
 ) -> PatchFailure:
-    from patchsmith.engine.excerpt import lookalikes, similar_regions
+    from patchsmith.engine.excerpt import MAX_LOOKALIKES, lookalikes, similar_regions
 
     assert state.text is not None
     reason = outcome.reason or SkipReason.NO_MATCH
@@ -968,17 +968,21 @@ def _block_failure(
     contents = split_lines(shown).contents
     code = _CODES[reason]
     number = index + 1
-    found = similar_regions(contents, old, hint_line)
+    ambiguous = reason is SkipReason.AMBIGUOUS and bool(outcome.candidates)
+    # An ambiguous match is shown at each place it matched, so no region like it is sought;
+    # otherwise the regions are found once, for the excerpt (the best) and the look-alikes.
+    found = [] if ambiguous else similar_regions(contents, old, hint_line, limit=MAX_LOOKALIKES)
     best = found[0] if found else None
-    region = (best.start, best.end) if best else _fallback_region(contents, old, hint_line)
+    region = (best.start, best.end) if best else None
+    if region is None and not ambiguous:
+        region = _fallback_region(contents, old, hint_line)
     message = f"{what} {number} of {state.path}: {outcome.detail or reason.value}"
     similarity = best.score if best else (0.0 if contents and any(x.strip() for x in old) else None)
     excerpt: str | None = None
-    ambiguous = reason is SkipReason.AMBIGUOUS and bool(outcome.candidates)
     alike: list[Lookalike] = []
     if ambiguous or reason is SkipReason.NO_MATCH:
         starts = [c - 1 for c in outcome.candidates if 0 < c <= len(contents)] if ambiguous else []
-        alike = lookalikes(contents, old, hint_line, starts)
+        alike = lookalikes(contents, old, hint_line, starts, regions=None if ambiguous else found)
     named = next((x for x in alike if x.named), None)
     if ambiguous:
         message += f", at lines {_places(outcome.candidates)}"
