@@ -118,8 +118,12 @@ def _close_lines(keys: list[str], solid: list[tuple[int, str]]) -> dict[int, dic
         if len(found) < _PER_LINE:
             wanted_grams = wanted[key]
             shared = Counter(chain.from_iterable(having.get(g, ()) for g in wanted_grams))
+            # A Dice of `_SIMILAR` needs at least this many shared bigrams (a line has one).
+            least = _SIMILAR * (len(wanted_grams) + 1) / 2
             scored: list[tuple[float, int]] = []
-            for d, common in shared.items():
+            for d, common in shared.most_common():
+                if common < least:
+                    break
                 sim = 2 * common / (len(wanted_grams) + len(grams[d]))
                 if sim >= _SIMILAR:
                     scored.extend((sim, i) for i in exact_at[distinct[d]] if i not in found)
