@@ -1,6 +1,7 @@
 """How long `patchsmith.apply` takes per case, end to end: parse, locate, guards, durable commit.
 
-Run: `python bench/apply_speed.py [CORPUS] [--limit N] [--repeat N] [--pin CPU] [--before SRC]`
+Run: `python bench/apply_speed.py [CORPUS] [--limit N] [--category C] [--repeat N] [--pin CPU]
+[--before SRC]`
 (default corpus `../shared/corpus/public.jsonl.gz`).
 
 Each case's files are written to a fresh temporary directory (whose audit store and journal
@@ -361,6 +362,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--limit", type=int, default=None, help="time only the first N cases")
+    parser.add_argument(
+        "--category",
+        action="append",
+        default=None,
+        help="time only cases of this category (repeatable), e.g. hallucinated-context",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs per case (median taken)")
     parser.add_argument("--pin", type=int, default=None, help="run on this CPU only")
     parser.add_argument(
@@ -376,7 +383,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.pin is not None:
         os.sched_setaffinity(0, {args.pin})  # the worker and every git inherit it
-    cases = load(args.corpus)[: args.limit]
+    cases = [
+        c for c in load(args.corpus) if args.category is None or c["category"] in args.category
+    ]
+    cases = cases[: args.limit]
+    if not cases:
+        sys.stderr.write("no case of the corpus is in the categories asked for\n")
+        return 2
     scratch = Path(tempfile.mkdtemp(prefix="apply-speed-"))
     before = Before(args.before.resolve()) if args.before is not None else None
     try:
