@@ -19,6 +19,7 @@ from patchsmith.engine.locate import (
     Placement,
     find_contiguous,
     fold_punctuation,
+    lcs_table,
     place_block,
 )
 from patchsmith.engine.model import EngineOptions, Hunk, SkipReason, Strategy
@@ -483,3 +484,33 @@ class TestLineKeysFind:
     def test_same_starts(self, contents: list[str], block: list[str], near: int | None) -> None:
         keys = LineKeys(contents)
         assert find_contiguous(contents, block) == keys.find(EXACT, block, near)
+
+
+def _textbook_lcs(block: list[str | None], window: list[str]) -> list[list[int]]:
+    """The recurrence `lcs_table` must equal (`None`: a block line that matches nothing)."""
+    table = [[0] * (len(window) + 1) for _ in range(len(block) + 1)]
+    for j in range(len(block) - 1, -1, -1):
+        for i in range(len(window) - 1, -1, -1):
+            if block[j] is not None and block[j] == window[i]:
+                table[j][i] = table[j + 1][i + 1] + 1
+            else:
+                table[j][i] = max(table[j + 1][i], table[j][i + 1])
+    return table
+
+
+class TestLcsTable:
+    @given(
+        st.lists(st.none() | st.sampled_from("abcde"), max_size=12),
+        st.lists(st.sampled_from("abcdef"), max_size=30),
+    )
+    def test_equals_the_recurrence(self, block: list[str | None], window: list[str]) -> None:
+        """Built from the matches alone, the table is the textbook one, cell for cell."""
+        matches = [[i for i, x in enumerate(window) if x == b] if b else [] for b in block]
+
+        assert _textbook_lcs(block, window) == lcs_table(matches, len(window))
+
+    def test_rows_without_matches_repeat_the_row_below(self) -> None:
+        """A block line found nowhere in the window adds nothing to any suffix's LCS."""
+        table = lcs_table([[1], [], [0, 2]], 3)
+
+        assert table == [[2, 2, 1, 0], [1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 0]]
