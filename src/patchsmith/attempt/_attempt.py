@@ -26,6 +26,7 @@ from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
 from patchsmith.runtime.change import FileChange
+from patchsmith.runtime.atomic import read_regular
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -192,9 +193,11 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
 
     def current(path: str) -> str | None:
         try:
-            return hashlib.sha256(workspace.disk_path(path).read_bytes()).hexdigest()
+            # Plain `os` reads; a file that is no longer a regular one holds nothing applied.
+            raw, _ = read_regular(workspace.disk_path(path), follow_symlinks=True)
         except OSError:
             return None
+        return hashlib.sha256(raw).hexdigest()
 
     try:
         # The same connection then records the attempt (see `Store.shared`).

@@ -545,7 +545,10 @@ class Transaction:
         if workspace.blocking_failures:
             return workspace.blocking_failures[0]
         changes = self.changes
-        made_state_dir = not os.path.lexists(workspace.real_root / STATE_DIR_NAME)
+        # Looked at only when it matters: whether this commit makes `.patchsmith/`.
+        made_state_dir = leave_no_state and not os.path.lexists(
+            workspace.real_root / STATE_DIR_NAME
+        )
         try:
             with workspace.lock():
                 # Another process may have died mid-commit since this one staged: put
