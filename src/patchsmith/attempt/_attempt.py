@@ -187,8 +187,8 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
     proposal does. A mode line must also still hold (the store records content only).
     Nothing recorded, or an unreadable store, vouches for nothing.
     """
-    database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
-    if not database.is_file() or not _modes_hold(workspace, script):
+    state_dir = workspace.real_root / STATE_DIR_NAME
+    if not _modes_hold(workspace, script):
         return None
 
     def current(path: str) -> str | None:
@@ -200,8 +200,14 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
         return hashlib.sha256(raw).hexdigest()
 
     try:
-        # The same connection then records the attempt (see `Store.shared`).
-        with Store.shared(database.parent) as store:
+        # The same connection then records the attempt (see `Store.shared`). A kept one
+        # vouches that the database file is there; else nothing is made to look.
+        opened = Store.kept(state_dir)
+        if opened is None:
+            if not (state_dir / DB_FILE_NAME).is_file():
+                return None
+            opened = Store.shared(state_dir)
+        with opened as store:
             found = store.find_still_applied(proposal_id, current)
     except PatchRefused:
         return None

@@ -189,10 +189,15 @@ def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
     return journal_id, note
 
 
-def close_journal(directory: Path) -> None:
-    """Mark the commit done (drop the manifest, durably), then delete the journal."""
-    with contextlib.suppress(FileNotFoundError):
-        (directory / MANIFEST_NAME).unlink()
+def close_journal(directory: Path, *, manifest_removed: bool = False) -> None:
+    """Mark the commit done (drop the manifest, durably), then delete the journal.
+
+    `manifest_removed`: the caller has just unlinked the manifest itself (the commit
+    point), so only the sync is left to do.
+    """
+    if not manifest_removed:
+        with contextlib.suppress(FileNotFoundError):
+            (directory / MANIFEST_NAME).unlink()
     fsync_directory(directory)
     shutil.rmtree(directory)
 

@@ -148,8 +148,9 @@ def ready_state_dir(directory: Path, *, ignored: tuple[int, int] | None = None) 
     return identity
 
 
-def open_lock_file(state_dir: Path) -> int:
-    """A descriptor of `<state_dir>/lock` (created if absent), never opened through a link."""
+def open_lock_file(state_dir: Path) -> tuple[int, os.stat_result]:
+    """A descriptor of `<state_dir>/lock` (created if absent), never opened through a
+    link, and its `fstat`."""
     path = state_dir / "lock"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
@@ -161,4 +162,4 @@ def open_lock_file(state_dir: Path) -> int:
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise StateDirUnsafe(path, "it is not a regular file")
-    return fd
+    return fd, info

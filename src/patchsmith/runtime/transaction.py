@@ -603,7 +603,7 @@ class Transaction:
             raise
         # The manifest is gone, so the commit stands; leftovers are cleaned on next open.
         with contextlib.suppress(OSError):
-            close_journal(journal_dir)
+            close_journal(journal_dir, manifest_removed=True)
         step("done")
         return None
 

@@ -98,13 +98,13 @@ def _recovery_warnings(result: RecoveryResult) -> tuple[PatchFailure, ...]:
     return (*quarantined, *pending)
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    """True when `fd` is still the file at `path` (not unlinked or replaced)."""
+def _same_file(opened: os.stat_result, path: Path) -> bool:
+    """True when the file whose `fstat` is `opened` is still the one at `path` (not
+    unlinked or replaced); an open file's device and inode never change."""
     try:
         named = os.lstat(path)
     except OSError:
         return False
-    opened = os.fstat(fd)
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
@@ -308,13 +308,13 @@ class Workspace:
         state_dir = self.real_root / STATE_DIR_NAME
         while True:
             identity = ready_state_dir(state_dir)
-            fd = open_lock_file(state_dir)
+            fd, opened = open_lock_file(state_dir)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             except BaseException:
                 os.close(fd)
                 raise
-            if _same_file(fd, state_dir / "lock"):
+            if _same_file(opened, state_dir / "lock"):
                 break
             # The holder removed the state directory (`discard_state_dir`) while this
             # process waited on its lock file: lock the one that exists now instead.
