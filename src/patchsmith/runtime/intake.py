@@ -37,7 +37,7 @@ from patchsmith.formats.script import (
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.paths import WORKSPACE_PREFIX, under_root
-from patchsmith.runtime.textfile import TextFile
+from patchsmith.runtime.textfile import TextFile, decode_file
 from patchsmith.runtime.transaction import (
     EXECUTABLE_FILE_MODE,
     LAZY_BYTES_MIN_CHARS,
@@ -97,6 +97,8 @@ class _File:
     original: TextFile | None
     """The file as read; a big one without its bytes (`raw` is empty; `sha256` is theirs)."""
     text: str | None
+    links: int | None = None
+    """The link count `original` was read with, when it keeps its bytes."""
     action: Action = Action.UPDATE
     moved_to: str | None = None
     applied: int = 0
@@ -252,6 +254,7 @@ def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
         whole_content=state.whole,
         line_spans=spans,
         read=state.original,
+        read_links=state.links,
     )
 
 
@@ -317,6 +320,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         # Edited under the name an earlier part of this patch moved it to.
         return moved_here
     original: TextFile | None = None
+    links: int | None = None
     # One `stat` says whether it is a file, a folder or nothing, and how big it is.
     info = run.workspace.stat_resolved(resolved)
     if info is not None and stat.S_ISREG(info.st_mode):
@@ -324,16 +328,21 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         if too_large is not None:
             run.fail(too_large)
             return None
-        read = run.workspace.read_text_resolved(resolved, info)
+        raw = run.workspace.read_resolved(resolved, info)
+        read = raw if isinstance(raw, PatchFailure) else decode_file(raw.path, raw.raw, raw.mode)
         if isinstance(read, PatchFailure):
             run.fail(read)
             return None
         # A big file is kept without its bytes while the text is edited (they would
         # otherwise sit beside its text, its lines and the new text); the transaction
         # reads them again and checks them against `sha256` (or encodes the text back and
-        # checks that, keeping the text as its bytes). A smaller file keeps them, and the
-        # transaction takes them as read (the commit compares them with the disk).
-        original = read if len(read.raw) < LAZY_BYTES_MIN_CHARS else read._replace(raw=b"")
+        # checks that, keeping the text as its bytes). A smaller file keeps them and their
+        # link count, and the transaction takes them as read (the commit compares them
+        # with the disk, under its lock).
+        if len(read.raw) < LAZY_BYTES_MIN_CHARS and not isinstance(raw, PatchFailure):
+            original, links = read, raw.links
+        else:
+            original = read._replace(raw=b"")
     elif info is not None and stat.S_ISDIR(info.st_mode):
         run.fail(
             PatchFailure(
@@ -368,7 +377,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
             )
         )
         return None
-    state = _File(resolved, original, original.text if original else None)
+    state = _File(resolved, original, original.text if original else None, links=links)
     run.files[resolved] = state
     return state
 

@@ -293,10 +293,6 @@ class Workspace:
         """The decoded text file at `path`, or FILE_NOT_FOUND, BINARY_FILE, IO_ERROR..."""
         return _decoded(self.read_raw(path))
 
-    def read_text_resolved(self, relative: str, info: os.stat_result) -> TextFile | PatchFailure:
-        """`read` of a path `resolve` just accepted and `stat_resolved` just looked at."""
-        return _decoded(self.read_resolved(relative, info))
-
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the workspace's commit lock (an advisory file lock where the OS has one)."""
