@@ -25,8 +25,8 @@ from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_g
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
-from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.atomic import read_regular
+from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
