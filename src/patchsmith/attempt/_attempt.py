@@ -8,6 +8,7 @@ so `import patchsmith` loads neither the guards nor SQLite.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -276,25 +277,45 @@ def _read_head(git_dir: Path) -> str | None:
     if git_dir == Path():
         return None
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        head = _git_file(git_dir / "HEAD")
+        if head is None:
+            return None
+        head = head.strip()
         if _SHA.fullmatch(head):
             return head
         if not head.startswith("ref: "):
             return None
         ref = head[5:].strip()
-        loose = git_dir / ref
-        if loose.is_file():
-            value = loose.read_text(encoding="utf-8").strip()
+        loose = _git_file(git_dir / ref)
+        if loose is not None:
+            value = loose.strip()
             return value if _SHA.fullmatch(value) else None
-        packed = git_dir / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
+        packed = _git_file(git_dir / "packed-refs")
+        if packed is not None:
+            for line in packed.splitlines():
                 sha, _, name = line.partition(" ")
                 if name == ref and _SHA.fullmatch(sha):
                     return sha
     except OSError:
         return None
     return None
+
+
+# What `Path.is_file()` answers False for: nothing there, or not a regular file.
+_NOT_A_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EINVAL})
+
+
+def _git_file(path: Path) -> str | None:
+    """The text of the regular file `path` (links followed), None when there is none;
+    `OSError` when it is there but cannot be read. Plain `os` reads: the buffered layer
+    adds a terminal check, two seeks and a `stat` to each."""
+    try:
+        raw, _ = read_regular(path, follow_symlinks=True)
+    except OSError as exc:
+        if exc.errno in _NOT_A_FILE:
+            return None
+        raise
+    return raw.decode("utf-8")
 
 
 def _ask_git(root: Path) -> str | None:
