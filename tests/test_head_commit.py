@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from patchsmith.attempt._attempt import head_commit
+from patchsmith.attempt._attempt import _read_head, head_commit
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -36,6 +37,24 @@ class TestHeadCommit:
         )
 
         assert SHA == head_commit(tmp_path)
+
+    def test_a_loose_ref_that_is_a_folder_falls_back_to_packed_refs(self, tmp_path: Path) -> None:
+        """Only a regular file is a loose ref; anything else is looked up in packed-refs."""
+        git_dir = _fake_repo(tmp_path, "ref: refs/heads/main\r\n")
+        (git_dir / "refs" / "heads" / "main").mkdir()
+        (git_dir / "packed-refs").write_text(f"{SHA} refs/heads/main\r\n", encoding="utf-8")
+
+        assert SHA == head_commit(tmp_path)
+
+    @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+    def test_a_pipe_is_not_read(self, tmp_path: Path) -> None:
+        """A named pipe at HEAD is not waited on: it is no file, so nothing is read from it
+        (and git itself is asked)."""
+        git_dir = tmp_path / ".git"
+        git_dir.mkdir()
+        os.mkfifo(git_dir / "HEAD")
+
+        assert _read_head(git_dir) is None
 
     def test_detached_head(self, tmp_path: Path) -> None:
         """A detached HEAD holds the commit itself."""

@@ -8,6 +8,7 @@ so `import patchsmith` loads neither the guards nor SQLite.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -25,6 +26,7 @@ from patchsmith.guards import DecisionStatus, GuardContext, GuardDecision, run_g
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyReport, ApplyStatus, FileReport
 from patchsmith.policy import Policy, default_policy, load_policy
+from patchsmith.runtime.atomic import read_regular
 from patchsmith.runtime.change import FileChange
 from patchsmith.runtime.paths import STATE_DIR_NAME
 from patchsmith.runtime.transaction import Transaction
@@ -186,19 +188,27 @@ def applied_before(workspace: Workspace, proposal_id: str, script: EditScript) -
     proposal does. A mode line must also still hold (the store records content only).
     Nothing recorded, or an unreadable store, vouches for nothing.
     """
-    database = workspace.real_root / STATE_DIR_NAME / DB_FILE_NAME
-    if not database.is_file() or not _modes_hold(workspace, script):
+    state_dir = workspace.real_root / STATE_DIR_NAME
+    if not _modes_hold(workspace, script):
         return None
 
     def current(path: str) -> str | None:
         try:
-            return hashlib.sha256(workspace.disk_path(path).read_bytes()).hexdigest()
+            # Plain `os` reads; a file that is no longer a regular one holds nothing applied.
+            raw, _ = read_regular(workspace.disk_path(path), follow_symlinks=True)
         except OSError:
             return None
+        return hashlib.sha256(raw).hexdigest()
 
     try:
-        # The same connection then records the attempt (see `Store.shared`).
-        with Store.shared(database.parent) as store:
+        # The same connection then records the attempt (see `Store.shared`). A kept one
+        # vouches that the database file is there; else nothing is made to look.
+        opened = Store.kept(state_dir)
+        if opened is None:
+            if not (state_dir / DB_FILE_NAME).is_file():
+                return None
+            opened = Store.shared(state_dir)
+        with opened as store:
             found = store.find_still_applied(proposal_id, current)
     except PatchRefused:
         return None
@@ -267,25 +277,45 @@ def _read_head(git_dir: Path) -> str | None:
     if git_dir == Path():
         return None
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        head = _git_file(git_dir / "HEAD")
+        if head is None:
+            return None
+        head = head.strip()
         if _SHA.fullmatch(head):
             return head
         if not head.startswith("ref: "):
             return None
         ref = head[5:].strip()
-        loose = git_dir / ref
-        if loose.is_file():
-            value = loose.read_text(encoding="utf-8").strip()
+        loose = _git_file(git_dir / ref)
+        if loose is not None:
+            value = loose.strip()
             return value if _SHA.fullmatch(value) else None
-        packed = git_dir / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
+        packed = _git_file(git_dir / "packed-refs")
+        if packed is not None:
+            for line in packed.splitlines():
                 sha, _, name = line.partition(" ")
                 if name == ref and _SHA.fullmatch(sha):
                     return sha
     except OSError:
         return None
     return None
+
+
+# What `Path.is_file()` answers False for: nothing there, or not a regular file.
+_NOT_A_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EINVAL})
+
+
+def _git_file(path: Path) -> str | None:
+    """The text of the regular file `path` (links followed), None when there is none;
+    `OSError` when it is there but cannot be read. Plain `os` reads: the buffered layer
+    adds a terminal check, two seeks and a `stat` to each."""
+    try:
+        raw, _ = read_regular(path, follow_symlinks=True)
+    except OSError as exc:
+        if exc.errno in _NOT_A_FILE:
+            return None
+        raise
+    return raw.decode("utf-8")
 
 
 def _ask_git(root: Path) -> str | None:

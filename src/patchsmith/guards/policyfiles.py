@@ -88,15 +88,17 @@ def _linked_policy_paths(root: Path) -> dict[str, str]:
     Every hop of a chain of links counts, and the final target; a target outside the
     workspace is left out (no patch reaches it).
     """
-    real_root = os.path.realpath(root)
+    real_root: str | None = None  # resolved only when a policy file is a link
     found: dict[str, str] = {}
     for name in (OWN_POLICY_FILE, PYPROJECT_FILE):
-        here = os.path.join(real_root, name)
+        here = os.path.join(root, name)
         for _ in range(_MAX_HOPS):
             try:
                 link = os.readlink(here)
             except OSError:
                 break  # not a link (or gone): `here` is the file the policy is read from
+            if real_root is None:
+                real_root = os.path.realpath(root)
             # The hop's own folder may itself be reached through links: resolve it, not it.
             here = os.path.join(os.path.realpath(os.path.dirname(here)), link)
             here = os.path.normpath(here)

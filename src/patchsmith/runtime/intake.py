@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,8 +37,13 @@ from patchsmith.formats.script import (
 from patchsmith.model.origin import TEXT_REPLY, CallOrigin
 from patchsmith.model.report import ApplyWarning, HunkPlacement, WarningCode
 from patchsmith.runtime.paths import WORKSPACE_PREFIX, under_root
-from patchsmith.runtime.textfile import TextFile
-from patchsmith.runtime.transaction import EXECUTABLE_FILE_MODE, Transaction, with_executable
+from patchsmith.runtime.textfile import TextFile, decode_file
+from patchsmith.runtime.transaction import (
+    EXECUTABLE_FILE_MODE,
+    LAZY_BYTES_MIN_CHARS,
+    Transaction,
+    with_executable,
+)
 from patchsmith.runtime.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -89,8 +95,10 @@ class _File:
 
     path: str
     original: TextFile | None
-    """The file as read, without its bytes (`raw` is empty; `sha256` is theirs)."""
+    """The file as read; a big one without its bytes (`raw` is empty; `sha256` is theirs)."""
     text: str | None
+    links: int | None = None
+    """The link count `original` was read with, when it keeps its bytes."""
     action: Action = Action.UPDATE
     moved_to: str | None = None
     applied: int = 0
@@ -246,6 +254,7 @@ def _stage(run: _Run, tx: Transaction, state: _File) -> PatchFailure | None:
         whole_content=state.whole,
         line_spans=spans,
         read=state.original,
+        read_links=state.links,
     )
 
 
@@ -311,21 +320,30 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         # Edited under the name an earlier part of this patch moved it to.
         return moved_here
     original: TextFile | None = None
-    if run.workspace.exists(resolved):
-        too_large = _too_large(run, resolved)
+    links: int | None = None
+    # One `stat` says whether it is a file, a folder or nothing, and how big it is.
+    info = run.workspace.stat_resolved(resolved)
+    if info is not None and stat.S_ISREG(info.st_mode):
+        too_large = _too_large(run, resolved, info.st_size)
         if too_large is not None:
             run.fail(too_large)
             return None
-        read = run.workspace.read(resolved)
+        raw = run.workspace.read_resolved(resolved, info)
+        read = raw if isinstance(raw, PatchFailure) else decode_file(raw.path, raw.raw, raw.mode)
         if isinstance(read, PatchFailure):
             run.fail(read)
             return None
-        # Kept without its bytes while the text is edited (a big file's bytes would
-        # otherwise sit beside its text, its lines and the new text); the transaction reads
-        # them again and checks them against `sha256` (a big file's: encodes the text
-        # back and checks that, keeping the text as its bytes).
-        original = read._replace(raw=b"")
-    elif run.workspace.disk_path(resolved).is_dir():
+        # A big file is kept without its bytes while the text is edited (they would
+        # otherwise sit beside its text, its lines and the new text); the transaction
+        # reads them again and checks them against `sha256` (or encodes the text back and
+        # checks that, keeping the text as its bytes). A smaller file keeps them and their
+        # link count, and the transaction takes them as read (the commit compares them
+        # with the disk, under its lock).
+        if len(read.raw) < LAZY_BYTES_MIN_CHARS and not isinstance(raw, PatchFailure):
+            original, links = read, raw.links
+        else:
+            original = read._replace(raw=b"")
+    elif info is not None and stat.S_ISDIR(info.st_mode):
         run.fail(
             PatchFailure(
                 code=FailureCode.FILE_NOT_FOUND,
@@ -359,19 +377,15 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
             )
         )
         return None
-    state = _File(resolved, original, original.text if original else None)
+    state = _File(resolved, original, original.text if original else None, links=links)
     run.files[resolved] = state
     return state
 
 
-def _too_large(run: _Run, path: str) -> PatchFailure | None:
+def _too_large(run: _Run, path: str, size: int) -> PatchFailure | None:
     """FILE_TOO_LARGE for a file over the size limit, found by its size alone (never read)."""
     if run.size_limit is None:
         return None
-    try:
-        size = run.workspace.disk_path(path).stat().st_size
-    except OSError:
-        return None  # the read that follows reports it
     if size <= run.size_limit:
         return None
     return PatchFailure(

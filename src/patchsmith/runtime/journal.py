@@ -28,6 +28,7 @@ either leftover (docs/decisions/0044).
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -70,6 +71,10 @@ __all__ = [
     "recover_journals",
     "roll_back",
 ]
+
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 MANIFEST_NAME = "manifest.json"
 PACK_NAME = "backups.pack"
@@ -189,12 +194,31 @@ def open_pending(journal_root: Path, target: str) -> tuple[str, Path]:
     return journal_id, note
 
 
-def close_journal(directory: Path) -> None:
-    """Mark the commit done (drop the manifest, durably), then delete the journal."""
-    with contextlib.suppress(FileNotFoundError):
-        (directory / MANIFEST_NAME).unlink()
-    fsync_directory(directory)
-    shutil.rmtree(directory)
+def close_journal(directory: Path, *, manifest_removed: bool = False) -> None:
+    """Mark the commit done (drop the manifest, durably), then delete the journal.
+
+    `manifest_removed`: the caller has just unlinked the manifest itself (the commit
+    point), so only the sync is left to do.
+    """
+    if not manifest_removed:
+        with contextlib.suppress(FileNotFoundError):
+            (directory / MANIFEST_NAME).unlink()
+    # Opened never through a link (as `shutil.rmtree` refuses one): synced, and emptied of
+    # its pack of backups, the one file a closed journal holds; anything else left in it,
+    # `rmtree` removes.
+    fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+    try:
+        os.fsync(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(PACK_NAME, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(directory)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        shutil.rmtree(directory)
 
 
 # -- checking a journal --------------------------------------------------------------------------

@@ -29,6 +29,7 @@ __all__ = [
     "ensure_subdir",
     "open_lock_file",
     "prepare_state_dir",
+    "ready_state_dir",
     "unsafe_failure",
 ]
 
@@ -122,18 +123,34 @@ def ensure_state_dir(real_root: Path) -> Path:
 
 def prepare_state_dir(directory: Path) -> Path:
     """Make (or check) the state directory `directory`, with its `.gitignore`."""
-    if check_entry(directory, directory=True) is None:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        ensure_subdir(directory)
-    ignore = directory / ".gitignore"
-    # A file, or a link that O_EXCL refused to follow: either way, leave it.
-    with contextlib.suppress(FileExistsError):
-        write_new_file(ignore, _GITIGNORE, 0o644)
+    ready_state_dir(directory)
     return directory
 
 
-def open_lock_file(state_dir: Path) -> int:
-    """A descriptor of `<state_dir>/lock` (created if absent), never opened through a link."""
+def ready_state_dir(directory: Path, *, ignored: tuple[int, int] | None = None) -> tuple[int, int]:
+    """`prepare_state_dir`, returning the directory's (device, inode).
+
+    Every check is made as there; only the `.gitignore` is not tried again when `ignored`
+    is the identity this directory has now (its caller made sure of the file in this very
+    directory, and holds the lock under which the state directory is only ever removed).
+    """
+    info = check_entry(directory, directory=True)
+    made = info is None
+    if made:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        ensure_subdir(directory)
+        info = check_entry(directory, directory=True)
+    identity = (-1, -1) if info is None else (info.st_dev, info.st_ino)
+    if made or identity != ignored:
+        # A file, or a link that O_EXCL refused to follow: either way, leave it.
+        with contextlib.suppress(FileExistsError):
+            write_new_file(directory / ".gitignore", _GITIGNORE, 0o644)
+    return identity
+
+
+def open_lock_file(state_dir: Path) -> tuple[int, os.stat_result]:
+    """A descriptor of `<state_dir>/lock` (created if absent), never opened through a
+    link, and its `fstat`."""
     path = state_dir / "lock"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
@@ -145,4 +162,4 @@ def open_lock_file(state_dir: Path) -> int:
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise StateDirUnsafe(path, "it is not a regular file")
-    return fd
+    return fd, info

@@ -272,6 +272,7 @@ class Transaction:
         whole_content: bool = False,
         line_spans: tuple[LineSpan, ...] | None = None,
         read: TextFile | None = None,
+        read_links: int | None = None,
     ) -> PatchFailure | None:
         """Stage replacing the text of existing file `path`; encoding, BOM and mode are kept.
 
@@ -280,7 +281,9 @@ class Transaction:
         the file as the caller read it for this edit: when it is this very path, and size
         and mode still agree, it is taken instead of reading and decoding the file again
         (the commit checks the bytes on disk are still these before it writes). Its `raw`
-        may be empty: then the bytes are read and must hash to its `sha256`.
+        may be empty: then the bytes are read and must hash to its `sha256`. `read_links`
+        is the link count from the same `fstat` as `read.raw`: with both, `read` was just
+        read from this very file and is taken as it is, without looking again.
         """
         self._ensure_open()
         target = self._target(path, follow_final=True)
@@ -289,7 +292,7 @@ class Transaction:
         failure = self._check_unclaimed(target)
         if failure is not None:
             return failure
-        known = self._known(target, read)
+        known = self._known(target, read, read_links)
         if known is None:
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure):
@@ -322,9 +325,12 @@ class Transaction:
         self._stage(change, f"update of {target}")
         return None
 
-    def _known(self, target: str, read: TextFile | None) -> tuple[TextFile, int, Content] | None:
+    def _known(
+        self, target: str, read: TextFile | None, read_links: int | None = None
+    ) -> tuple[TextFile, int, Content] | None:
         """`read`, the file's link count and its bytes, when `read` is the regular file at
-        `target` with the same size and mode now; else None (the file is read again).
+        `target` with the same size and mode now, or was just read with `read_links`; else
+        None (the file is read again).
 
         A caller may have dropped `read.raw` to hold less memory while it edited the text:
         then a big file's bytes are kept as its text, when that encodes back to bytes
@@ -333,6 +339,8 @@ class Transaction:
         """
         if read is None or read.path != target:
             return None
+        if read_links is not None and (read.raw or not read.text):
+            return read, read_links, read.raw
         try:
             info = self._workspace.disk_path(target).stat()
         except OSError:
@@ -545,7 +553,10 @@ class Transaction:
         if workspace.blocking_failures:
             return workspace.blocking_failures[0]
         changes = self.changes
-        made_state_dir = not os.path.lexists(workspace.real_root / STATE_DIR_NAME)
+        # Looked at only when it matters: whether this commit makes `.patchsmith/`.
+        made_state_dir = leave_no_state and not os.path.lexists(
+            workspace.real_root / STATE_DIR_NAME
+        )
         try:
             with workspace.lock():
                 # Another process may have died mid-commit since this one staged: put
@@ -600,7 +611,7 @@ class Transaction:
             raise
         # The manifest is gone, so the commit stands; leftovers are cleaned on next open.
         with contextlib.suppress(OSError):
-            close_journal(journal_dir)
+            close_journal(journal_dir, manifest_removed=True)
         step("done")
         return None
 

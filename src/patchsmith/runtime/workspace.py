@@ -29,6 +29,7 @@ from patchsmith.runtime.statedir import (
     ensure_subdir,
     open_lock_file,
     prepare_state_dir,
+    ready_state_dir,
     unsafe_failure,
 )
 from patchsmith.runtime.textfile import TextFile, decode_file
@@ -97,13 +98,13 @@ def _recovery_warnings(result: RecoveryResult) -> tuple[PatchFailure, ...]:
     return (*quarantined, *pending)
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    """True when `fd` is still the file at `path` (not unlinked or replaced)."""
+def _same_file(opened: os.stat_result, path: Path) -> bool:
+    """True when the file whose `fstat` is `opened` is still the one at `path` (not
+    unlinked or replaced); an open file's device and inode never change."""
     try:
         named = os.lstat(path)
     except OSError:
         return False
-    opened = os.fstat(fd)
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
@@ -129,6 +130,12 @@ def _has_entries(directory: Path) -> bool:
         os.close(fd)
 
 
+def _decoded(raw: RawFile | PatchFailure) -> TextFile | PatchFailure:
+    if isinstance(raw, PatchFailure):
+        return raw
+    return decode_file(raw.path, raw.raw, raw.mode)
+
+
 class Workspace:
     """A rooted directory: checked paths, exact text reads, patchsmith's state directory."""
 
@@ -150,6 +157,8 @@ class Workspace:
         """Ids of interrupted commits rolled back when this workspace was opened."""
         self.recovery_warnings: tuple[PatchFailure, ...] = ()
         """JOURNAL_QUARANTINED / INTERRUPTED_COMMIT for the journals found on opening."""
+        self._locked_state_dir: tuple[int, int] | None = None
+        # (device, inode) of the state directory `lock()` holds the lock of, while it does.
         self.recovery_failure = check_state_dir(self.real_root)
         if self.recovery_failure is None:
             self._recover(restore=recover)
@@ -175,7 +184,9 @@ class Workspace:
 
     def ensure_journal_root(self) -> Path:
         """The journal directory, made (privately) if absent; `StateDirUnsafe` if not real."""
-        ensure_state_dir(self.real_root)
+        # Under `lock()`, the `.gitignore` that made sure of is not tried again (the
+        # state directory itself is checked again all the same).
+        ready_state_dir(self.real_root / STATE_DIR_NAME, ignored=self._locked_state_dir)
         return ensure_subdir(self.journal_root)
 
     @property
@@ -228,9 +239,25 @@ class Workspace:
         relative = path if inside else self.resolve(path)
         if isinstance(relative, PatchFailure):
             return relative
+        try:
+            info = (self.root / relative).stat()
+        except OSError as exc:
+            return self._read_failure(exc, relative)
+        return self.read_resolved(relative, info)
+
+    def stat_resolved(self, relative: str) -> os.stat_result | None:
+        """The `stat` (links followed) of a path `resolve` just accepted; None when it
+        cannot be had (absent, unreadable)."""
+        try:
+            return os.stat(self.root / relative)
+        except OSError:
+            return None
+
+    def read_resolved(self, relative: str, info: os.stat_result) -> RawFile | PatchFailure:
+        """`read_raw` of a path `resolve` just accepted, whose `stat` the caller just took
+        (`stat_resolved`): neither is done again."""
         target = self.root / relative
         try:
-            info = target.stat()
             if stat.S_ISDIR(info.st_mode):
                 return PatchFailure(
                     code=FailureCode.FILE_NOT_FOUND,
@@ -246,25 +273,25 @@ class Workspace:
                 )
             raw, opened = read_regular(target, follow_symlinks=True)
         except OSError as exc:
-            failure = os_failure(exc, relative, "read")
-            if failure.code is FailureCode.FILE_NOT_FOUND:
-                return PatchFailure(
-                    code=FailureCode.FILE_NOT_FOUND,
-                    message=f"{relative} does not exist",
-                    file=relative,
-                    hint=self._not_found_hint(relative),
-                )
-            return failure
+            return self._read_failure(exc, relative)
         return RawFile(
             path=relative, raw=raw, mode=stat.S_IMODE(opened.st_mode), links=opened.st_nlink
         )
 
+    def _read_failure(self, exc: OSError, relative: str) -> PatchFailure:
+        failure = os_failure(exc, relative, "read")
+        if failure.code is FailureCode.FILE_NOT_FOUND:
+            return PatchFailure(
+                code=FailureCode.FILE_NOT_FOUND,
+                message=f"{relative} does not exist",
+                file=relative,
+                hint=self._not_found_hint(relative),
+            )
+        return failure
+
     def read(self, path: str) -> TextFile | PatchFailure:
         """The decoded text file at `path`, or FILE_NOT_FOUND, BINARY_FILE, IO_ERROR..."""
-        raw = self.read_raw(path)
-        if isinstance(raw, PatchFailure):
-            return raw
-        return decode_file(raw.path, raw.raw, raw.mode)
+        return _decoded(self.read_raw(path))
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -274,22 +301,25 @@ class Workspace:
             return
         import fcntl
 
+        state_dir = self.real_root / STATE_DIR_NAME
         while True:
-            state_dir = self.state_dir
-            fd = open_lock_file(state_dir)
+            identity = ready_state_dir(state_dir)
+            fd, opened = open_lock_file(state_dir)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             except BaseException:
                 os.close(fd)
                 raise
-            if _same_file(fd, state_dir / "lock"):
+            if _same_file(opened, state_dir / "lock"):
                 break
             # The holder removed the state directory (`discard_state_dir`) while this
             # process waited on its lock file: lock the one that exists now instead.
             os.close(fd)
+        self._locked_state_dir = identity
         try:
             yield
         finally:
+            self._locked_state_dir = None
             os.close(fd)
 
     def discard_state_dir(self) -> None:
@@ -300,6 +330,7 @@ class Workspace:
         in it (a record, a journal left by a crash) keeps it.
         """
         directory = self.real_root / STATE_DIR_NAME
+        self._locked_state_dir = None  # whatever is made there next gets its .gitignore
         with contextlib.suppress(OSError):
             (directory / "journal").rmdir()  # only when empty
         try:

@@ -70,6 +70,13 @@ class Store:
             conn = shared_connection(state_dir)
         return cls(conn, state_dir, kept=True)
 
+    @classmethod
+    def kept(cls, state_dir: Path) -> Store | None:
+        """`shared` when this thread keeps a connection to the store in `state_dir` that
+        may be used as it is (its database file exists, so nothing is made); else None."""
+        conn = still_kept(state_dir)
+        return None if conn is None else cls(conn, state_dir, kept=True)
+
     @staticmethod
     def close_shared() -> None:
         """Close every connection this thread keeps for `Store.shared`."""
