@@ -125,6 +125,29 @@ class TestOneRead:
         assert ApplyStatus.APPLIED == report.status
         assert ["app.py"] == reads
 
+    @pytest.mark.parametrize("rewritten", [b"a = 1\nb = 2\nc = 5\n", b"a = 1\nb = 2\nc = 4\nd\n"])
+    def test_a_big_file_rewritten_after_intake_is_refused(
+        self, make_workspace: MakeTree, monkeypatch: pytest.MonkeyPatch, rewritten: bytes
+    ) -> None:
+        """A big file read again for staging must still hold what intake read: one rewritten
+        in between (same size or not) is STALE_FILE, never the edit put on the new text."""
+        monkeypatch.setattr("patchsmith.runtime.intake.LAZY_BYTES_MIN_CHARS", 4)
+        root = make_workspace({"app.py": _OLD})
+        real_read = Workspace.read_resolved
+
+        def read_then_edit(self: Workspace, relative: str, info: os.stat_result) -> object:
+            read = real_read(self, relative, info)
+            (root / "app.py").write_bytes(rewritten)
+            return read
+
+        monkeypatch.setattr(Workspace, "read_resolved", read_then_edit)
+
+        report = apply(_DIFF, root, record=False)
+
+        assert ApplyStatus.REFUSED == report.status
+        assert [FailureCode.STALE_FILE] == [e.code for e in report.errors]
+        assert rewritten == (root / "app.py").read_bytes()
+
 
 class TestStateDirectory:
     def test_the_gitignore_is_tried_once_under_the_lock(

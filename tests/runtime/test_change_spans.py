@@ -3,6 +3,7 @@ line diff built from them is a valid edit script of the change."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -94,16 +95,30 @@ class TestReuseOfTheRead:
             (change,) = transaction.changes
         assert change.old_bytes is read.raw
 
-    def test_a_file_changed_since_is_read_again(self, tmp_path: Path) -> None:
+    def test_a_file_changed_since_is_refused(self, tmp_path: Path) -> None:
+        """An edit made on a text the file no longer holds is not put on the new one."""
         (tmp_path / "f.txt").write_text(SOURCE)
         workspace = Workspace(tmp_path)
         read = workspace.read("f.txt")
         assert isinstance(read, TextFile)
         (tmp_path / "f.txt").write_text(SOURCE + "more\n")
         with Transaction(workspace) as transaction:
+            failure = transaction.update("f.txt", "x\n", read=read)
+            assert transaction.changes == ()
+        assert failure is not None and failure.code is FailureCode.STALE_FILE
+        assert (tmp_path / "f.txt").read_text() == SOURCE + "more\n"
+
+    def test_a_mode_change_alone_is_read_again(self, tmp_path: Path) -> None:
+        """Same bytes, new permission bits: the edit still fits; the new mode is kept."""
+        (tmp_path / "f.txt").write_text(SOURCE)
+        workspace = Workspace(tmp_path)
+        read = workspace.read("f.txt")
+        assert isinstance(read, TextFile)
+        os.chmod(tmp_path / "f.txt", 0o600)
+        with Transaction(workspace) as transaction:
             assert transaction.update("f.txt", "x\n", read=read) is None
             (change,) = transaction.changes
-        assert change.old_bytes == (SOURCE + "more\n").encode()
+        assert change.old_bytes == SOURCE.encode() and change.old_mode == 0o600
 
     def test_a_stale_read_is_refused_at_commit(self, tmp_path: Path) -> None:
         (tmp_path / "f.txt").write_text(SOURCE)
@@ -150,8 +165,9 @@ class TestReadWithoutBytes:
         assert change.old_bytes == SOURCE.encode()
         assert change.old_text is read.text  # the caller's text, not decoded again
 
-    def test_changed_bytes_are_decoded_again(self, tmp_path: Path) -> None:
-
+    def test_changed_bytes_are_refused(self, tmp_path: Path) -> None:
+        """Bytes read again that no longer hash to the caller's read: STALE_FILE, with the
+        hash the file has now."""
         (tmp_path / "f.txt").write_text(SOURCE)
         workspace = Workspace(tmp_path)
         read = workspace.read("f.txt")
@@ -159,6 +175,7 @@ class TestReadWithoutBytes:
         changed = SOURCE.replace("line 1\n", "LINE 1\n")
         (tmp_path / "f.txt").write_text(changed)
         with Transaction(workspace) as transaction:
-            assert transaction.update("f.txt", "x\n", read=read._replace(raw=b"")) is None
-            (change,) = transaction.changes
-        assert (change.old_bytes, change.old_text) == (changed.encode(), changed)
+            failure = transaction.update("f.txt", "x\n", read=read._replace(raw=b""))
+            assert transaction.changes == ()
+        assert failure is not None and failure.code is FailureCode.STALE_FILE
+        assert failure.current_sha256 == hashlib.sha256(changed.encode()).hexdigest()

@@ -163,6 +163,22 @@ class _Current(NamedTuple):
         )
 
 
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _changed_since_read(path: str, digest: str | None) -> PatchFailure:
+    """STALE_FILE for a file rewritten between the caller's read and its staged edit: the
+    edit was made on a text the file no longer holds, so it is not put on the new one."""
+    return PatchFailure(
+        code=FailureCode.STALE_FILE,
+        message=f"{path} changed on disk since it was read for this edit",
+        file=path,
+        hint="read the file again and redo the edit",
+        current_sha256=digest,
+    )
+
+
 def _current_digest(target: Path, path: str, mode: int) -> str | None:
     """The sha256 of the text now at `target`, as a stale-file failure names it."""
     try:
@@ -293,10 +309,14 @@ class Transaction:
         if failure is not None:
             return failure
         known = self._known(target, read, read_links)
+        if isinstance(known, PatchFailure):
+            return known
         if known is None:
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure):
                 return raw
+            if read is not None and read.path == target and _sha256(raw.raw) != read.sha256:
+                return _changed_since_read(target, _sha256(raw.raw))
             decoded = decode_file(raw.path, raw.raw, raw.mode)
             if isinstance(decoded, PatchFailure):
                 return decoded
@@ -327,10 +347,12 @@ class Transaction:
 
     def _known(
         self, target: str, read: TextFile | None, read_links: int | None = None
-    ) -> tuple[TextFile, int, Content] | None:
+    ) -> tuple[TextFile, int, Content] | PatchFailure | None:
         """`read`, the file's link count and its bytes, when `read` is the regular file at
-        `target` with the same size and mode now, or was just read with `read_links`; else
-        None (the file is read again).
+        `target` with the same size and mode now, or was just read with `read_links`;
+        STALE_FILE when the file no longer holds what `read` holds (the caller's edit was
+        made on a text that is gone); else None (the file is read again, and must still
+        hold `read`'s bytes if there is a `read`).
 
         A caller may have dropped `read.raw` to hold less memory while it edited the text:
         then a big file's bytes are kept as its text, when that encodes back to bytes
@@ -355,11 +377,12 @@ class Transaction:
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure) or raw.mode != read.mode:
                 return None
-            if hashlib.sha256(raw.raw).hexdigest() != read.sha256:
-                return None
+            digest = _sha256(raw.raw)
+            if digest != read.sha256:
+                return _changed_since_read(target, digest)
             return read._replace(raw=raw.raw), raw.links, raw.raw
         if info.st_size != len(read.raw):
-            return None
+            return _changed_since_read(target, None)
         return read, info.st_nlink, read.raw
 
     def create(
