@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.sandboxing import needs_bwrap, processes_left, take_bwrap_away
 
+from patchsmith.runtime import process as process_module
 from patchsmith.runtime import sandbox
 from patchsmith.runtime.process import run_process
 from patchsmith.runtime.sandbox import SandboxKind, SandboxSpec, bwrap_argv, sandbox_env
@@ -61,6 +62,33 @@ def _leave_a_setsid_child(tag: str, target: Path) -> str:
         "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print('left a child behind')\n"
     )
+
+
+class TestOrphanedSandbox:
+    def test_a_sandbox_process_that_left_the_group_is_killed(
+        self, monkeypatch: pytest.MonkeyPatch, tree: Path
+    ) -> None:
+        """bubblewrap forks its process inside the sandbox, which calls `setsid`; stopped
+        before that one tied itself to it (`--die-with-parent`), the sandbox would run on
+        in a session of its own. The run's marker in the environment finds it: stood in
+        for here by a launcher whose child leaves the group and sleeps."""
+        tag = uuid.uuid4().hex
+        monkeypatch.setattr(sandbox, "usable_bwrap", lambda: sys.executable)
+        monkeypatch.setattr(
+            process_module,
+            "bwrap_argv",
+            lambda bwrap, argv, spec, cwd, layers: [
+                sys.executable,
+                "-c",
+                _leave_a_setsid_child(tag, tree / "late.txt"),
+            ],
+        )
+
+        result = _python("pass", tree, SandboxSpec((tree,)))
+
+        assert SandboxKind.BWRAP is result.sandbox  # type: ignore[attr-defined]
+        assert [] == processes_left(tag)
+        assert not (tree / "late.txt").exists()
 
 
 @needs_bwrap

@@ -71,8 +71,12 @@ _CANCEL_POLL_SECONDS = 0.1
 """How often a run that can be cancelled looks whether it was."""
 
 RUN_MARKER = "PATCHSMITH_RUN_ID"
-"""Set in an unsandboxed run's environment: every process it starts inherits it, so the
-ones that left its process group (`setsid`) can still be found and killed."""
+"""Set in the environment of a run that asked for a sandbox: every process it starts
+inherits it, so the ones that left its process group can still be found and killed: a
+command that called `setsid` where bubblewrap is missing, or bubblewrap's own process
+inside the sandbox when the one outside was stopped before that one had tied itself to
+it (bwrap's `--die-with-parent` is set after its fork; a cancel in that instant left the
+sandbox running, in a session of its own)."""
 
 _PR_SET_PDEATHSIG = 1
 
@@ -180,6 +184,8 @@ def run_process(
     marker: str | None = None
     before_exec: Callable[[], None] | None = None
     if sandbox is not None:
+        marker = uuid.uuid4().hex
+        env[RUN_MARKER] = marker
         bwrap = _sandbox.usable_bwrap()
         if bwrap is not None:
             kind = SandboxKind.BWRAP
@@ -193,8 +199,6 @@ def run_process(
             before_exec = _die_with_parent()
         else:
             kind = SandboxKind.NONE
-            marker = uuid.uuid4().hex
-            env[RUN_MARKER] = marker
     try:
         proc = subprocess.Popen(
             launched,
