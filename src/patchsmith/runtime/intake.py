@@ -333,13 +333,14 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
         if isinstance(read, PatchFailure):
             run.fail(read)
             return None
+        assert not isinstance(raw, PatchFailure)  # `read` would be that failure
         # A big file is kept without its bytes while the text is edited (they would
         # otherwise sit beside its text, its lines and the new text); the transaction
         # reads them again and checks them against `sha256` (or encodes the text back and
         # checks that, keeping the text as its bytes). A smaller file keeps them and their
         # link count, and the transaction takes them as read (the commit compares them
         # with the disk, under its lock).
-        if len(read.raw) < LAZY_BYTES_MIN_CHARS and not isinstance(raw, PatchFailure):
+        if len(read.raw) < LAZY_BYTES_MIN_CHARS:
             original, links = read, raw.links
         else:
             original = read._replace(raw=b"")

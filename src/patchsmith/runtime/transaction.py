@@ -163,10 +163,6 @@ class _Current(NamedTuple):
         )
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _changed_since_read(path: str, digest: str | None) -> PatchFailure:
     """STALE_FILE for a file rewritten between the caller's read and its staged edit: the
     edit was made on a text the file no longer holds, so it is not put on the new one."""
@@ -315,8 +311,10 @@ class Transaction:
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure):
                 return raw
-            if read is not None and read.path == target and _sha256(raw.raw) != read.sha256:
-                return _changed_since_read(target, _sha256(raw.raw))
+            if read is not None and read.path == target:
+                digest = hashlib.sha256(raw.raw).hexdigest()
+                if digest != read.sha256:
+                    return _changed_since_read(target, digest)
             decoded = decode_file(raw.path, raw.raw, raw.mode)
             if isinstance(decoded, PatchFailure):
                 return decoded
@@ -377,7 +375,7 @@ class Transaction:
             raw = self._workspace.read_raw(target, canonical=True)
             if isinstance(raw, PatchFailure) or raw.mode != read.mode:
                 return None
-            digest = _sha256(raw.raw)
+            digest = hashlib.sha256(raw.raw).hexdigest()
             if digest != read.sha256:
                 return _changed_since_read(target, digest)
             return read._replace(raw=raw.raw), raw.links, raw.raw

@@ -130,12 +130,6 @@ def _has_entries(directory: Path) -> bool:
         os.close(fd)
 
 
-def _decoded(raw: RawFile | PatchFailure) -> TextFile | PatchFailure:
-    if isinstance(raw, PatchFailure):
-        return raw
-    return decode_file(raw.path, raw.raw, raw.mode)
-
-
 class Workspace:
     """A rooted directory: checked paths, exact text reads, patchsmith's state directory."""
 
@@ -291,7 +285,10 @@ class Workspace:
 
     def read(self, path: str) -> TextFile | PatchFailure:
         """The decoded text file at `path`, or FILE_NOT_FOUND, BINARY_FILE, IO_ERROR..."""
-        return _decoded(self.read_raw(path))
+        raw = self.read_raw(path)
+        if isinstance(raw, PatchFailure):
+            return raw
+        return decode_file(raw.path, raw.raw, raw.mode)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
