@@ -109,6 +109,24 @@ class TestShared:
 
         assert conn is not _connection(Store.shared(state_dir))
 
+    def test_close_shared_of_one_store(self, tmp_path: Path) -> None:
+        """Given a state directory, `close_shared` closes that store's connection alone,
+        and its log is checkpointed away (a store not kept is left as it was)."""
+        done, busy = tmp_path / "done" / ".patchsmith", tmp_path / "busy" / ".patchsmith"
+        with Store.shared(done) as store:
+            store.record_attempt(make_record())
+        kept = _connection(Store.shared(busy))
+        assert (done / "patchsmith.db-wal").exists()
+
+        Store.close_shared(done)
+        Store.close_shared(tmp_path / "never" / ".patchsmith")
+
+        assert not (done / "patchsmith.db-wal").exists()
+        assert kept is _connection(Store.shared(busy))
+        with Store.open(done) as reopened:
+            assert len(reopened.list_attempts()) == 1
+        Store.close_shared()
+
     def test_each_thread_has_its_own(self, state_dir: Path) -> None:
         """SQLite connections stay in their thread: another thread gets its own."""
         mine = _connection(Store.shared(state_dir))

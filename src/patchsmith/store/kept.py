@@ -120,9 +120,15 @@ def shared_connection(state_dir: Path) -> sqlite3.Connection:
     return found.conn
 
 
-def close_shared() -> None:
-    """Close every connection this thread keeps for `Store.shared`."""
+def close_shared(state_dir: Path | None = None) -> None:
+    """Close the connection this thread keeps for `Store.shared` to the store in
+    `state_dir` (as `Store.shared` was given it), or with no `state_dir` every one."""
     kept = _kept_stores()
+    if state_dir is not None:
+        found = kept.pop(state_dir, None)
+        if found is not None:
+            found.conn.close()
+        return
     while kept:
         kept.popitem()[1].conn.close()
 

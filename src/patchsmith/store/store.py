@@ -78,9 +78,11 @@ class Store:
         return None if conn is None else cls(conn, state_dir, kept=True)
 
     @staticmethod
-    def close_shared() -> None:
-        """Close every connection this thread keeps for `Store.shared`."""
-        close_shared()
+    def close_shared(state_dir: Path | None = None) -> None:
+        """Close the connection this thread keeps for `Store.shared` to the store in
+        `state_dir`, or with no `state_dir` every one (a caller done with a workspace
+        closes its connection now, rather than when a newer one pushes it out)."""
+        close_shared(state_dir)
 
     def close(self) -> None:
         """Close the connection (a shared one stays open for the next use); harmless twice."""
