@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from patchsmith.engine.excerpt import (
     _CANDIDATES,
+    _LONGEST_COMPARED,
     _PER_LINE,
     _SIMILAR,
     MAX_EXCERPT_LINES,
@@ -137,6 +138,17 @@ class TestCloseLines:
         found = _close_lines([_key(c) for c in contents], [(0, _key("result += item"))])
 
         assert len(found[0]) == _PER_LINE
+
+    def test_an_overlong_line_is_matched_exactly_only(self) -> None:
+        """A line past `_LONGEST_COMPARED` finds its exact copies and nothing merely like
+        it (listing its character pairs is what would cost seconds)."""
+        long = "x" * _LONGEST_COMPARED + " = 1"
+        contents = [long, long + "2", "short line", long]
+
+        found = _close_lines([_key(c) for c in contents], [(0, _key(long)), (1, "short lines")])
+
+        assert found[0] == {0: 1.0, 3: 1.0}
+        assert list(found[1]) == [2]  # a short line is still compared by likeness
 
 
 class TestSimilarRegions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from itertools import pairwise
 from pathlib import Path
 
@@ -83,6 +84,38 @@ class TestAnchors:
     )
     def test_always_a_valid_script(self, old: list[str], new: list[str], budget: int) -> None:
         assert new == rebuilt(old, new, budget)
+
+    @given(
+        st.lists(st.sampled_from(["a", "b", "c"]), max_size=4),
+        st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+        st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+        st.lists(st.sampled_from(["a", "b", "c"]), max_size=4),
+    )
+    def test_a_short_middle_is_difflibs_answer(
+        self, head: list[str], mid_old: list[str], mid_new: list[str], tail: list[str]
+    ) -> None:
+        """Within the budget, the opcodes are difflib's for what is left once the common
+        ends are cut, the one opcode written without difflib (a side empty, or one line
+        each) included."""
+        old, new = head + mid_old + tail, head + mid_new + tail
+        same_head = next(
+            (n for n, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
+        rest = min(len(old), len(new)) - same_head
+        same_tail = next(
+            (n for n in range(rest) if old[-1 - n] != new[-1 - n]),
+            rest,
+        )
+        middle = difflib.SequenceMatcher(
+            None, old[same_head : len(old) - same_tail], new[same_head : len(new) - same_tail]
+        ).get_opcodes()
+        expected = [
+            (tag, i1 + same_head, i2 + same_head, j1 + same_head, j2 + same_head)
+            for tag, i1, i2, j1, j2 in middle
+            if tag != "equal"
+        ]
+        assert changes(old, new, 4_000_000) == expected
 
 
 def test_apply_records_only_what_changed(tmp_path: Path) -> None:

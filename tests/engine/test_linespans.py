@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import AnyStr
@@ -62,7 +63,111 @@ def _text(lines: Sequence[str], final: bool = True) -> str:
     return "".join(f"{line}\n" for line in lines) if final else "\n".join(lines)
 
 
+def _linear_edit(spans: list[LineSpan], start: int, stop: int, count: int) -> None:
+    """The log's edit as first written (a scan from the top, every later span renumbered):
+    the reference the binary-searching `SpanLog.edit` must agree with."""
+    i = 0
+    while i < len(spans) and spans[i].new_stop < start:
+        i += 1
+    j = i
+    while j < len(spans) and spans[j].new_start <= stop:
+        j += 1
+    shift_before = spans[i - 1].new_stop - spans[i - 1].old_stop if i else 0
+    merged = spans[i:j]
+    shift_after = merged[-1].new_stop - merged[-1].old_stop if merged else shift_before
+    new_start = min(start, merged[0].new_start) if merged else start
+    new_stop = max(stop, merged[-1].new_stop) if merged else stop
+    grown = count - (stop - start)
+    span = LineSpan(new_start - shift_before, new_stop - shift_after, new_start, new_stop + grown)
+    later = [LineSpan(a, b, c + grown, d + grown) for a, b, c, d in spans[j:]]
+    spans[i:] = [span, *later]
+
+
+@st.composite
+def _edit_runs(draw: st.DrawFn) -> tuple[int, list[tuple[int, int, int]]]:
+    """A text's line count and many replacements one after another, in any order."""
+    size = draw(st.integers(0, 60))
+    current = size
+    edits = []
+    for _ in range(draw(st.integers(0, 40))):
+        start = draw(st.integers(0, current))
+        stop = draw(st.integers(start, min(start + 3, current)))
+        count = draw(st.integers(0, 3))
+        edits.append((start, stop, count))
+        current += count - (stop - start)
+    return size, edits
+
+
 class TestSpanLog:
+    @settings(max_examples=300)
+    @given(_edit_runs())
+    def test_same_spans_as_the_linear_log(
+        self, run: tuple[int, list[tuple[int, int, int]]]
+    ) -> None:
+        _, edits = run
+        log, reference = SpanLog(), []
+        for start, stop, count in edits:
+            log.edit(start, stop, count)
+            _linear_edit(reference, start, stop, count)
+        assert log.spans == tuple(reference)
+
+    @settings(max_examples=200)
+    @given(_edit_runs(), _edit_runs())
+    def test_then_is_the_steps_edits_bottom_up(
+        self,
+        first: tuple[int, list[tuple[int, int, int]]],
+        second: tuple[int, list[tuple[int, int, int]]],
+    ) -> None:
+        """Composing a step top first (each span at its new start) is editing its spans
+        from the bottom up, where the lines above keep their numbers."""
+        log, step = SpanLog(), SpanLog()
+        for edit in first[1]:
+            log.edit(*edit)
+        for edit in second[1]:
+            step.edit(*edit)
+        assert step.spans is not None
+        reference = list(log.spans or ())
+        if reference:
+            for span in reversed(step.spans):
+                _linear_edit(
+                    reference, span.old_start, span.old_stop, span.new_stop - span.new_start
+                )
+        else:
+            reference = list(step.spans)
+
+        log.then(step.spans)
+
+        assert log.spans == tuple(reference)
+
+    def test_a_long_run_from_the_bottom_up_gives_up(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Each edit above many spans renumbers them all; past the budget the log says
+        it no longer knows (`None`) instead of going quadratic."""
+        monkeypatch.setattr("patchsmith.engine.linespans._RENUMBER_BUDGET", 50)
+        log = SpanLog()
+        for line in range(40, 0, -2):  # bottom up, each edit adding a line
+            log.edit(line, line + 1, 2)
+        assert log.spans is None
+        log.edit(0, 1, 0)  # and stays so
+        log.then([LineSpan(0, 1, 0, 1)])
+        assert log.spans is None
+
+    def test_a_diff_in_reverse_still_applies(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Hunks given from the bottom up past the budget: the text is right, the spans
+        unknown (the line diff then aligns the whole texts)."""
+        monkeypatch.setattr("patchsmith.engine.linespans._RENUMBER_BUDGET", 10)
+        source = "".join(f"line {n}\n" for n in range(100))
+        diff = "--- a/f\n+++ b/f\n" + "".join(
+            f"@@ -{n + 1} +{n + 1} @@\n-line {n}\n+line {n}\n+added {n}\n"
+            for n in range(90, 0, -10)
+        )
+        (found,) = find_diffs(diff)
+        result = apply_hunk_list(source, found.hunks, EngineOptions(), fast=False)
+        expected = "".join(
+            f"line {n}\n" + (f"added {n}\n" if n % 10 == 0 and n else "") for n in range(100)
+        )
+        assert result.text == expected
+        assert result.spans is None
+
     @settings(max_examples=300)
     @given(_edited())
     def test_composed_spans_give_a_valid_script(
@@ -124,6 +229,30 @@ class TestLineIndex:
         for line in (4999, 64, 65, 1000, 3, 2500, 0):
             assert text[index.offset(line) :].startswith(text.split("\n")[line] + "\n")
         assert index.offset(5000) == len(text)
+
+    @settings(max_examples=50)
+    @given(
+        lines=st.lists(st.text(alphabet="ab\r é", max_size=6), min_size=100, max_size=300),
+        final=st.booleans(),
+        order=st.randoms(use_true_random=False),
+    )
+    def test_lines_asked_all_over_are_listed_at_once(
+        self, lines: list[str], final: bool, order: random.Random
+    ) -> None:
+        """Past one line in `_DENSE` asked for, every line's start is listed at once; the
+        answers stay those of a split, for text and bytes."""
+        for text in (_text(lines, final), _text(lines, final).encode()):
+            index = LineIndex(text)
+            expected = _split(text, False)
+            asked = list(range(len(expected) + 2))
+            order.shuffle(asked)
+            for line in asked:
+                start = index.offset(line)
+                if line < len(expected):
+                    assert index.lines(line, line + 1) == [expected[line]]
+                else:
+                    assert start == len(text)
+            assert index._table is not None
 
     def test_same_compares_by_chunks(self) -> None:
         big = "x" * 3_000_000 + "\n"

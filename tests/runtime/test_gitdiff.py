@@ -15,8 +15,10 @@ from tests.workspace_snapshot import make_tree, snapshot_tree
 
 from patchsmith.engine.linespans import LineSpan, SpanLog
 from patchsmith.formats.script import Action
+from patchsmith.runtime import gitdiff
 from patchsmith.runtime.change import FileChange
-from patchsmith.runtime.diffstat import diff_stat, lines_of
+from patchsmith.runtime.content import EncodedText
+from patchsmith.runtime.diffstat import change_opcodes, diff_stat, line_diff, lines_of
 from patchsmith.runtime.gitdiff import render_git_diff, render_git_diff_bytes
 from patchsmith.runtime.transaction import Transaction
 from patchsmith.runtime.workspace import Workspace
@@ -365,3 +367,60 @@ class TestSpansReplay:
         assert render_git_diff_bytes([with_spans]) == render_git_diff_bytes([base])
         assert diff_stat(with_spans) == diff_stat(base)
         assert len(range(100, 20_000, 997)) == diff_stat(with_spans).hunks
+
+
+@st.composite
+def _ascii_span_edits(draw: st.DrawFn) -> tuple[str, str, tuple[LineSpan, ...]]:
+    """ASCII lines edited in a few places, each text ending in a newline or not."""
+    pool = st.sampled_from(["a", "b", "", " x", "a\r", "}"])
+    old = draw(st.lists(pool, max_size=60))
+    current = list(old)
+    log = SpanLog()
+    for _ in range(draw(st.integers(1, 5))):
+        start = draw(st.integers(0, len(current)))
+        stop = draw(st.integers(start, min(start + 3, len(current))))
+        added = draw(st.lists(st.sampled_from(["new", "a", ""]), max_size=3))
+        current[start:stop] = added
+        log.edit(start, stop, len(added))
+    old_text = "".join(f"{line}\n" for line in old)
+    new_text = "".join(f"{line}\n" for line in current)
+    if draw(st.booleans()):
+        new_text = new_text.removesuffix("\n")
+    spans = log.spans
+    assert spans is not None
+    return old_text, new_text, spans
+
+
+class TestSharedLineDiff:
+    """The git diff takes the guards' line diff when it is the same: same bytes out."""
+
+    @settings(max_examples=200)
+    @given(case=_ascii_span_edits(), kept_as_text=st.booleans())
+    def test_same_diff_as_aligning_again(
+        self, case: tuple[str, str, tuple[LineSpan, ...]], kept_as_text: bool
+    ) -> None:
+        old_text, new_text, spans = case
+        old: bytes | EncodedText = old_text.encode()
+        new: bytes | EncodedText = new_text.encode()
+        if kept_as_text:
+            old, new = EncodedText(old_text, "utf-8"), EncodedText(new_text, "utf-8")
+        change = replace(
+            _update("f.txt", b"", b""),
+            old_bytes=old,
+            new_bytes=new,
+            old_text=old_text,
+            new_text=new_text,
+            line_spans=spans,
+        )
+        alone = replace(change)  # the same change, nothing derived from it yet
+        with pytest.MonkeyPatch.context() as patch:  # aligned again, with the newlines
+            patch.setattr(gitdiff, "_ascii_texts", lambda *_: False)
+            patch.setattr(
+                gitdiff,
+                "_text_diff",
+                lambda c, o, n: line_diff(o, n, c.line_spans, keepends=True),
+            )
+            expected = render_git_diff_bytes([alone])
+
+        change_opcodes(change)  # the guards asked first
+        assert render_git_diff_bytes([change]) == expected

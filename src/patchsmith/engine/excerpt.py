@@ -29,6 +29,10 @@ _SIMILAR = 0.5
 _PER_LINE = 40
 _CANDIDATES = 24
 _DRIFT = 3
+_LONGEST_COMPARED = 10_000
+"""Characters beyond which a line is only matched exactly, never by likeness: its
+character pairs would take seconds to list (a 20 MB line: 1.7 s), and no model retypes
+such a line approximately."""
 
 
 @dataclass(frozen=True)
@@ -99,14 +103,15 @@ def _close_lines(keys: list[str], solid: list[tuple[int, str]]) -> dict[int, dic
     A file line sharing no bigram with a wanted line is 0 like it, so only the lines each
     wanted bigram occurs in are counted (an index of the file's distinct lines, built
     once), not every pair of lines: a refused hunk in a large file is answered in a few
-    milliseconds. Each counted pair's score is `bigram_similarity`'s Dice coefficient.
+    milliseconds. Each counted pair's score is `bigram_similarity`'s Dice coefficient; a
+    line longer than `_LONGEST_COMPARED` is matched exactly only.
     """
     exact_at: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
         exact_at.setdefault(k, []).append(i)
     distinct = [k for k in exact_at if k]
-    grams = [bigrams(k) for k in distinct]
-    wanted = {key: bigrams(key) for _, key in solid}
+    grams = [_compared_bigrams(k) for k in distinct]
+    wanted = {key: _compared_bigrams(key) for _, key in solid}
     needed = frozenset().union(*wanted.values())
     having: dict[str, list[int]] = {}  # bigram -> the distinct lines holding it
     for d, g in enumerate(grams):
@@ -132,6 +137,11 @@ def _close_lines(keys: list[str], solid: list[tuple[int, str]]) -> dict[int, dic
                 found[i] = sim
         close[j] = found
     return close
+
+
+def _compared_bigrams(key: str) -> frozenset[str]:
+    """`key`'s character pairs, none for a line too long to compare (`_LONGEST_COMPARED`)."""
+    return bigrams(key) if len(key) <= _LONGEST_COMPARED else frozenset()
 
 
 def _score(

@@ -54,10 +54,15 @@ def line_opcodes(
         tail += 1
     mid_old = old[head : len(old) - tail]
     mid_new = new[head : len(new) - tail]
-    middle = [
-        (tag, i1 + head, i2 + head, j1 + head, j2 + head)
-        for tag, i1, i2, j1, j2 in _middle(mid_old, mid_new, [budget])
-    ]
+    if (len(mid_old) <= 1 and len(mid_new) <= 1) or not mid_old or not mid_new:
+        # Nothing to align (a side is empty, or one line became another: they differ, or
+        # the head would have taken them): difflib's answer is this one opcode.
+        middle: list[Opcode] = [("replace", head, len(old) - tail, head, len(new) - tail)]
+    else:
+        middle = [
+            (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+            for tag, i1, i2, j1, j2 in _middle(mid_old, mid_new, [budget])
+        ]
     codes: list[Opcode] = []
     if head:
         codes.append(("equal", 0, head, 0, head))

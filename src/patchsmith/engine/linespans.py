@@ -14,8 +14,11 @@ newlines in C (`str.count`) over long strides and remembers the lines it found.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
+from operator import attrgetter
 from typing import AnyStr, Generic, NamedTuple
 
 from patchsmith.engine.linediff import Opcode, line_opcodes
@@ -26,6 +29,10 @@ _CHUNK = 1 << 20
 """Characters compared at once when checking an equal stretch (bounds the copies)."""
 _WALK = 64
 """Lines stepped one `find` at a time; farther targets are approached by counting."""
+_DENSE = 32
+"""Once more than one line in this many has been looked up, every line's start is listed."""
+_TABLE_CHARS = 16 << 20
+"""The longest text whose line starts are listed all at once (its split is held briefly)."""
 
 
 class LineSpan(NamedTuple):
@@ -37,48 +44,66 @@ class LineSpan(NamedTuple):
     new_stop: int
 
 
+_RENUMBER_BUDGET = 200_000
+"""Spans a log may renumber, over all its edits, before it gives up (its `spans` are then
+`None`, and the caller aligns the whole texts, as for an edit not tracked by line). Edits
+in the order a diff gives them renumber none; each edit of a long run from the bottom up
+renumbers every span below it, which would make the log quadratic in the hunks."""
+
+_NEW_START = attrgetter("new_start")
+_NEW_STOP = attrgetter("new_stop")
+
+
 class SpanLog:
     """The changed spans of a text edited step by step (each step in current lines)."""
 
     def __init__(self) -> None:
-        self._spans: list[LineSpan] = []
+        self._spans: list[LineSpan] | None = []
+        self._renumbered = 0
 
     @property
-    def spans(self) -> tuple[LineSpan, ...]:
-        """The spans from the first text to the current one, in order, disjoint."""
-        return tuple(self._spans)
+    def spans(self) -> tuple[LineSpan, ...] | None:
+        """The spans from the first text to the current one, in order, disjoint; `None`
+        when the log gave up (`_RENUMBER_BUDGET`)."""
+        return None if self._spans is None else tuple(self._spans)
 
     def edit(self, start: int, stop: int, count: int) -> None:
         """Current lines `[start, stop)` were replaced by `count` lines."""
         spans = self._spans
-        i = 0
-        while i < len(spans) and spans[i].new_stop < start:
-            i += 1
-        j = i
-        while j < len(spans) and spans[j].new_start <= stop:
-            j += 1
+        if spans is None:
+            return
+        # The spans this edit touches or meets: from the first ending at or after `start`
+        # to the last starting at or before `stop` (spans are disjoint, so both sorted).
+        i = bisect_left(spans, start, key=_NEW_STOP)
+        j = bisect_right(spans, stop, lo=i, key=_NEW_START)
         # Between spans old and new lines are equal, shifted by the changes above them.
         shift_before = spans[i - 1].new_stop - spans[i - 1].old_stop if i else 0
-        merged = spans[i:j]
-        shift_after = merged[-1].new_stop - merged[-1].old_stop if merged else shift_before
-        new_start = min(start, merged[0].new_start) if merged else start
-        new_stop = max(stop, merged[-1].new_stop) if merged else stop
+        shift_after = spans[j - 1].new_stop - spans[j - 1].old_stop if j > i else shift_before
+        new_start = min(start, spans[i].new_start) if j > i else start
+        new_stop = max(stop, spans[j - 1].new_stop) if j > i else stop
         grown = count - (stop - start)
         span = LineSpan(
             new_start - shift_before, new_stop - shift_after, new_start, new_stop + grown
         )
-        later = spans[j:]
-        if grown:
-            later = [LineSpan(a, b, c + grown, d + grown) for a, b, c, d in later]
-        spans[i:] = [span, *later]
+        if grown and j < len(spans):
+            self._renumbered += len(spans) - j
+            if self._renumbered > _RENUMBER_BUDGET:
+                self._spans = None
+                return
+            spans[j:] = [LineSpan(a, b, c + grown, d + grown) for a, b, c, d in spans[j:]]
+        spans[i:j] = [span]
 
     def then(self, spans: Sequence[LineSpan]) -> None:
         """Compose the spans of one more step (`spans` in current -> next lines)."""
+        if self._spans is None:
+            return
         if not self._spans:  # the first step: its spans are the log
             self._spans = list(spans)
             return
-        for span in reversed(spans):  # bottom first: the lines above keep their numbers
-            self.edit(span.old_start, span.old_stop, span.new_stop - span.new_start)
+        # Top first: once the spans above it are applied, a span starts at its new start.
+        for span in spans:
+            stop = span.new_start + span.old_stop - span.old_start
+            self.edit(span.new_start, stop, span.new_stop - span.new_start)
 
 
 class LineIndex(Generic[AnyStr]):
@@ -90,6 +115,7 @@ class LineIndex(Generic[AnyStr]):
         self._lines = [0]
         self._offsets = [0]
         self._count: int | None = None
+        self._table: array[int] | None = None
 
     def __len__(self) -> int:
         if self._count is None:
@@ -101,6 +127,8 @@ class LineIndex(Generic[AnyStr]):
         """Where line `line` starts (the text's length for the line after the last)."""
         if line >= len(self):
             return len(self.text)
+        if self._table is not None:
+            return self._table[line]
         at = bisect_right(self._lines, line) - 1
         known, pos = self._lines[at], self._offsets[at]
         if known == line:
@@ -108,6 +136,11 @@ class LineIndex(Generic[AnyStr]):
         pos = self._advance(pos, known, line)
         self._lines.insert(at + 1, line)
         self._offsets.insert(at + 1, pos)
+        if len(self._lines) > len(self) // _DENSE + _WALK and len(self.text) <= _TABLE_CHARS:
+            # Asked for lines all over the text (thousands of hunks): every line's start
+            # at once, rather than inserting one found line at a time in the middle.
+            parts = self.text.split(self._nl)
+            self._table = array("q", accumulate((len(part) + 1 for part in parts), initial=0))
         return pos
 
     def _advance(self, pos: int, line: int, target: int) -> int:

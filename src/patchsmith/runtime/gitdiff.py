@@ -29,7 +29,7 @@ from patchsmith.runtime.content import (
     feed,
     same_content,
 )
-from patchsmith.runtime.diffstat import LineDiff, line_diff
+from patchsmith.runtime.diffstat import LineDiff, change_opcodes, line_diff
 from patchsmith.runtime.textfile import BINARY_SNIFF_BYTES
 
 __all__ = ["CONTEXT_LINES", "diff_header", "render_git_diff", "render_git_diff_bytes"]
@@ -204,18 +204,52 @@ def _content(change: FileChange, old_name: str, new_name: str) -> bytes:
     texts = _text_sides(old_content, new_content)
     if texts is not None:
         old_text, new_text, encoding = texts
-        diff_text = change.derived(
-            "git_text_diff",
-            lambda: line_diff(old_text, new_text, change.line_spans, keepends=True),
-        )
+        diff_text = _text_diff(change, old_text, new_text)
         return _header(old_name, new_name, present=(True, True)) + _hunks(diff_text, encoding)
     old, new = content_bytes(old_content), content_bytes(new_content)
     header = _header(old_name, new_name, present=(old is not None, new is not None))
+    if _ascii_texts(change, old, new):
+        return header + _hunks(change_opcodes(change))
     spans = change.line_spans if old is not None else None
     diff = change.derived(
         "git_line_diff", lambda: line_diff(old or b"", new or b"", spans, keepends=True)
     )
     return header + _hunks(diff)
+
+
+def _text_diff(change: FileChange, old_text: str, new_text: str) -> LineDiff[str]:
+    """The line diff of the change's texts, with each line compared with its newline as git
+    does; the guards' line diff (`change_opcodes`, lines without it) when the texts are the
+    change's own and both end in a newline: every line then has one on both sides, so the
+    same lines are equal either way and the opcodes are the same."""
+    if (
+        change.old_text is old_text
+        and change.new_text is new_text
+        and old_text.endswith("\n")
+        and new_text.endswith("\n")
+    ):
+        return change_opcodes(change)
+    return change.derived(
+        "git_text_diff", lambda: line_diff(old_text, new_text, change.line_spans, keepends=True)
+    )
+
+
+def _ascii_texts(change: FileChange, old: bytes | None, new: bytes | None) -> bool:
+    """Whether both sides are ASCII text ending in a newline, their texts the change's own
+    (a character per byte): the guards' line diff (`change_opcodes`) is then this one."""
+    old_text, new_text = change.old_text, change.new_text
+    return (
+        old is not None
+        and new is not None
+        and old_text is not None
+        and new_text is not None
+        and len(old_text) == len(old)
+        and len(new_text) == len(new)
+        and old.endswith(b"\n")
+        and new.endswith(b"\n")
+        and old.isascii()
+        and new.isascii()
+    )
 
 
 def _header(old_name: str, new_name: str, *, present: tuple[bool, bool]) -> bytes:
