@@ -4,11 +4,15 @@ the new text around a syntax error, and the current hash of every file it names.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from patchsmith import apply
 from patchsmith.engine.excerpt import line_similarity, similar_regions
 from patchsmith.errors import FailureCode
+from patchsmith.runtime import intake
 from patchsmith.runtime.excerpts import nearest_paths
 
 SOURCE = (
@@ -104,6 +108,30 @@ class TestFileNotFound:
         assert FailureCode.FILE_NOT_FOUND == failure.code
         assert failure.hint is not None
         assert failure.hint.startswith("Nearest existing paths: src/app/models.py")
+
+    def test_the_workspace_is_listed_once_per_patch(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Every missing file of one patch is matched against one listing of the workspace."""
+        root = _root(tmp_path, {"src/app/models.py": "x = 1\n", "src/app/views.py": "y\n"})
+        listings: list[Path] = []
+        real = intake._text_files
+
+        def counted(folder: Path) -> Iterator[str]:
+            listings.append(folder)
+            return real(folder)
+
+        monkeypatch.setattr(intake, "_text_files", counted)
+        patch = "".join(
+            f"--- a/app/{name}.py\n+++ b/app/{name}.py\n@@\n-x = 1\n+x = 2\n"
+            for name in ("models", "views", "forms")
+        )
+
+        errors = apply(patch, root, record=False).errors
+
+        assert [FailureCode.FILE_NOT_FOUND] * 3 == [e.code for e in errors]
+        assert all((e.hint or "").startswith("Nearest existing paths: src/app/") for e in errors)
+        assert len(listings) == 1
 
     def test_nothing_near_keeps_the_plain_hint(self) -> None:
         """With nothing alike, no suggestion is made."""

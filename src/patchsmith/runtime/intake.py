@@ -137,9 +137,18 @@ class _Run:
     failures: list[PatchFailure] = field(default_factory=list)
     modes_in_place: list[str] = field(default_factory=list)
     warnings: list[ApplyWarning] = field(default_factory=list)
+    disk_files: list[str] | None = None
+    """The workspace's files (`_text_files`), listed on first need: nothing is written
+    while a patch is staged, so one listing serves every missing path and path guess."""
 
     def fail(self, failure: PatchFailure) -> None:
         self.failures.append(failure)
+
+    def files_on_disk(self) -> list[str]:
+        """Every regular file of the workspace (`_text_files`), listed once per run."""
+        if self.disk_files is None:
+            self.disk_files = list(_text_files(self.workspace.root))
+        return self.disk_files
 
 
 def stage_script(
@@ -357,7 +366,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     elif must_exist:
         from patchsmith.runtime.excerpts import nearest_paths
 
-        near = nearest_paths(_text_files(run.workspace.root), resolved)
+        near = nearest_paths(run.files_on_disk(), resolved)
         hint = (
             "Check the path (list the directory first), or create the file "
             "with a /dev/null diff or '*** Add File:'."
@@ -1153,7 +1162,7 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
     tried in full); when a bound is hit the edit is refused, since the file left
     out might have been a second fit.
     """
-    candidates = list(_text_files(run.workspace.root))
+    candidates = run.files_on_disk()
     if _TOO_MANY in candidates:
         _guess_refused(run, f"the workspace has more than {_GUESS_MAX_FILES} files")
         return None
