@@ -17,6 +17,7 @@ from patchsmith.engine.locate import (
     Normalisation,
     NotPlaced,
     Placement,
+    _occurrences,
     find_contiguous,
     fold_punctuation,
     lcs_table,
@@ -484,6 +485,22 @@ class TestLineKeysFind:
     def test_same_starts(self, contents: list[str], block: list[str], near: int | None) -> None:
         keys = LineKeys(contents)
         assert find_contiguous(contents, block) == keys.find(EXACT, block, near)
+
+
+class TestOccurrences:
+    """`_occurrences` finds what a scan from the top finds, however it looks."""
+
+    @given(
+        st.lists(st.sampled_from(["a", "b", "c", "d", ""]), max_size=300),
+        st.sampled_from(["a", "b", "c", "d"]),
+        st.integers(1, 5),
+        st.one_of(st.none(), st.integers(-70, 400)),
+    )
+    def test_the_first_places_from_the_top(
+        self, keys: list[str], wanted: str, limit: int, near: int | None
+    ) -> None:
+        expected = [i for i, key in enumerate(keys) if key == wanted][:limit]
+        assert _occurrences(keys, wanted, limit, keys.count(wanted), near) == expected
 
 
 def _textbook_lcs(block: list[str | None], window: list[str]) -> list[list[int]]:

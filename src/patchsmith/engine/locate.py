@@ -837,7 +837,7 @@ def _stale_fits(
     bkeys = key.lines([ln.text for ln in kinds])
     first = removed[0]
     fits = []
-    places = _occurrences(fkeys, bkeys[first], _MAX_WINDOWS + 1)
+    places = _occurrences(fkeys, bkeys[first], _MAX_WINDOWS + 1, cache.counts(key)[bkeys[first]])
     if len(places) > _MAX_WINDOWS:
         # Too many places to weigh against each other: no margin can be trusted.
         return [_StaleFit(p - first, 1.0, 1) for p in places[:2]]
@@ -869,7 +869,7 @@ def _drifted_fits(cache: LineKeys, kinds: list[BlockLine], key: Normalisation) -
     starts: set[int] = set()
     # Any four solid lines hold one the place has unchanged (at most three differ).
     for j in solid[: _STALE_MAX_ALTERED + 1]:
-        starts.update(p - j for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS))
+        starts.update(p - j for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS, counts[bkeys[j]]))
     fits = []
     for s in sorted(starts):
         if s < 0 or s + len(kinds) > len(fkeys):
@@ -1202,7 +1202,8 @@ def _fuzzy_fits(
     gap = _ELISION_GAP if any(elided) else 0
     starts: set[int] = set()
     for j in probes[:3]:
-        for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS):
+        near = None if block.hint is None else block.hint + j
+        for p in _occurrences(fkeys, bkeys[j], _MAX_WINDOWS, counts[bkeys[j]], near):
             starts.add(p - j)
         if len(starts) >= _MAX_WINDOWS:
             break
@@ -1324,8 +1325,18 @@ def _stands_for(
     )
 
 
-def _occurrences(keys: Sequence[str], wanted: str, limit: int) -> list[int]:
-    """Up to `limit` indexes of `wanted` in `keys`, in order."""
+def _occurrences(
+    keys: Sequence[str], wanted: str, limit: int, present: int, near: int | None = None
+) -> list[int]:
+    """Up to `limit` indexes of `wanted` in `keys`, in order; `present` is how many there
+    are (the file's count), so the scan stops at the last one instead of running on to
+    the end of the file to learn there is no other. A line there once is looked for
+    around `near` first (a hunk's line number), as `LineKeys.find` does."""
+    limit = min(limit, present)
+    if present == 1 and near is not None and isinstance(keys, list):
+        at = _index(keys, wanted, max(near - _NEAR, 0), max(min(near + _NEAR, len(keys)), 0))
+        if at >= 0:
+            return [at]
     found: list[int] = []
     index = getattr(keys, "index", None)
     i = 0
