@@ -5,12 +5,14 @@ Run: `python bench/run_loop.py [--corpus FILE] [--out docs/agents.md] [--limit N
 Cases are those of `bench/repair.py` (single-file, single-hunk unified diffs from
 `stale-public.jsonl.gz` whose file changed after the model read it). Each case is one
 `run_task` in a fresh workspace with the default policy and a budget of `--attempts`
-(default 3). The scripted model sends the original patch first; every later reply is the
-hunk rebuilt by `bench/repair.py`'s model from the lines the **feedback text** shows (the
-repair message itself, parsed, not the failure objects). A landed run counts as right
-only when the file then equals `expected` exactly; the ones that differ are listed on
-stderr (so far: the model picked the other of two candidate places the refusal listed,
-and its reply, exact lines of that place, applied there as sent).
+(default 3); the task names the file and its size (`changed_lines`, the patch's added
+and removed lines), as an agent's task does. The scripted model sends the original patch
+first; every later reply is the hunk rebuilt by `bench/repair.py`'s model from the lines
+the **feedback text** shows (the repair message itself, parsed, not the failure
+objects). A landed run counts as right only when the file then equals `expected` exactly;
+the ones that differ are listed on stderr (once: the model picked the other of two
+candidate places the refusal listed, and its reply, exact lines of that place, applied
+there as sent).
 
 The numbers go between the `loop:begin` / `loop:end` markers of `--out`.
 """
@@ -85,7 +87,14 @@ def run(case: Case, tally: Tally, attempts: int) -> None:
         target = root / case.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(case.before, encoding="utf-8", newline="")
-        task = {"objective": "apply the change", "files": [case.path]}
+        # Sized as an agent sizes its task (docs/agents.md): without `changed_lines` the
+        # selector cannot tell a small change and asks for HYBRID's full-tests evidence,
+        # which a bare workspace does not have (INSUFFICIENT_EVIDENCE on every attempt).
+        task = {
+            "objective": "apply the change",
+            "files": [case.path],
+            "changed_lines": changed_lines(case.patch),
+        }
         result = run_task(task, model(case), Budget(max_attempts=attempts), root=root, record=False)
         tally.cases += 1
         tally.duplicates += sum(t.outcome == "duplicate" for t in result.turns)
@@ -100,6 +109,15 @@ def run(case: Case, tally: Tally, attempts: int) -> None:
             tally.touched += target.read_text(encoding="utf-8") != case.before
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def changed_lines(patch: str) -> int:
+    """Lines the patch adds or removes (its `---`/`+++` headers aside)."""
+    return sum(
+        1
+        for line in patch.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+    )
 
 
 def _pct(part: int, whole: int) -> str:
