@@ -167,22 +167,24 @@ def scan(
                     out.write(_CONFIG)
                 argv = [binary, "scan", "--config", config, "--inline-rules", inline]
                 argv += ["--json=stream", "--inspect", "entity", *_NO_IGNORE, "--", *names]
-                # The report goes to a file, not a pipe: ast-grep writes it a line at a
-                # time, and reading a pipe wakes this process for every few lines.
-                with tempfile.TemporaryFile() as report:
+                # The report and the trace go to files, not pipes: ast-grep writes them a
+                # line at a time (a trace line per file), and reading a pipe wakes this
+                # process for every few lines (10,000 files: 0.25 s more).
+                with tempfile.TemporaryFile() as report, tempfile.TemporaryFile() as trace:
                     done = subprocess.run(
                         argv,
                         cwd=private,
                         stdout=report,
-                        stderr=subprocess.PIPE,
+                        stderr=trace,
                         timeout=SCAN_TIMEOUT_SECONDS,
                         check=False,
                     )
                     report.seek(0)
                     stdout = report.read()
+                    trace.seek(0)
+                    stderr = trace.read().decode("utf-8", "replace")
         except (OSError, subprocess.TimeoutExpired) as exc:
             return _failure(f"ast-grep could not run: {exc}", "check the ast-grep installation")
-        stderr = done.stderr.decode("utf-8", "replace")
         if done.returncode != 0:
             return _failure(
                 f"ast-grep rejected the rules or failed (exit {done.returncode}): "
