@@ -6,9 +6,11 @@ from collections import Counter
 from dataclasses import replace
 from typing import ClassVar
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from patchsmith.engine import locate as locate_module
 from patchsmith.engine.blocks import block_from_hunk
 from patchsmith.engine.indent import IndentMode
 from patchsmith.engine.locate import (
@@ -174,6 +176,32 @@ class TestPartialContext:
 
         assert (Strategy.PARTIAL_CONTEXT, 0, 4) == (result.strategy, result.start, result.end)
         assert ((0, 0), (1, 2), (2, 3)) == result.pairs
+
+    def test_fits_are_worked_out_once_per_text(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Placing a block and weighing its rivals ask `_fuzzy_fits` the same questions:
+        each is aligned once, until the text changes (`replace`)."""
+        aligned: list[object] = []
+        real = locate_module._aligned_fits
+
+        def counted(*args: object) -> object:
+            aligned.append(args[2])
+            return real(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(locate_module, "_aligned_fits", counted)
+        cache = LineKeys(list(FILE))
+        hunk = Hunk(
+            tuple(" def f():\n-    b = 2\n+    b = 3\n     return a + b\n".splitlines(True))
+        )
+        block = block_from_hunk(hunk)
+
+        first = placed(place_block(cache.contents, block, DEFAULT, keys=cache))
+        asked = len(aligned)
+        again = placed(place_block(cache.contents, block, DEFAULT, keys=cache))
+        assert (first, len(aligned)) == (again, asked)  # every answer kept
+
+        cache.replace(6, 7, ["    return 'done'"], ["    return 'over'"], cache.contents)
+        placed(place_block(cache.contents, block, DEFAULT, keys=cache))
+        assert len(aligned) == 2 * asked  # worked out again for the new text
 
     def test_two_dropped_lines_refused(self) -> None:
         """Two file lines left out is too loose."""

@@ -229,6 +229,11 @@ class LineKeys:
         self._scans: dict[Normalisation, int] = {}
         self._text = text
         self._wanted = None if wanted is None else tuple(wanted)
+        self.fuzzy_fits: dict[
+            tuple[EditBlock, Normalisation, IndentMode | None], dict[tuple[int, int], _Fit] | None
+        ] = {}
+        """`_fuzzy_fits` answers for this text (placing a block, then weighing its rivals,
+        asks the same questions); emptied by `replace`."""
 
     def known_text(self) -> str | None:
         """The file's lines joined by LF, when the caller gave it and no edit happened since.
@@ -274,6 +279,7 @@ class LineKeys:
             keys[start:end] = key.lines(region)
         self.contents = contents
         self._text = None
+        self.fuzzy_fits.clear()
 
     def find(self, key: Normalisation, bkeys: list[str], near: int | None) -> list[int]:
         """Every start where `bkeys` occurs at `key`, as `find_contiguous` finds them.
@@ -1189,7 +1195,26 @@ def _fuzzy_fits(
     indent: IndentMode | None,
 ) -> dict[tuple[int, int], _Fit] | None:
     """Every span [start, end) the block aligns with at `key`, with its best fit; None
-    when the alignment budget runs out first."""
+    when the alignment budget runs out first. Asked again for the same block and text,
+    the answer kept in `cache` (the other arguments follow from the block)."""
+    memo = (block, key, indent)
+    if memo in cache.fuzzy_fits:
+        return cache.fuzzy_fits[memo]
+    found = _aligned_fits(cache, block, kinds, elided, solid, key, indent)
+    cache.fuzzy_fits[memo] = found
+    return found
+
+
+def _aligned_fits(
+    cache: LineKeys,
+    block: EditBlock,
+    kinds: list[BlockLine],
+    elided: list[bool],
+    solid: list[int],
+    key: Normalisation,
+    indent: IndentMode | None,
+) -> dict[tuple[int, int], _Fit] | None:
+    """`_fuzzy_fits` worked out."""
     old = [ln.text for ln in kinds]
     bkeys = key.lines(old)
     fkeys = cache.keys(key)
