@@ -189,13 +189,12 @@ class TestPartialContext:
 
         monkeypatch.setattr(locate_module, "_aligned_fits", counted)
         cache = LineKeys(list(FILE))
-        hunk = Hunk(
-            tuple(" def f():\n-    b = 2\n+    b = 3\n     return a + b\n".splitlines(True))
-        )
-        block = block_from_hunk(hunk)
+        body = " def f():\n-    b = 2\n+    b = 3\n     return a + b\n"
+        block = block_from_hunk(Hunk(tuple(body.splitlines(keepends=True))))
 
         first = placed(place_block(cache.contents, block, DEFAULT, keys=cache))
         asked = len(aligned)
+        assert first.strategy is Strategy.PARTIAL_CONTEXT and asked > 0
         again = placed(place_block(cache.contents, block, DEFAULT, keys=cache))
         assert (first, len(aligned)) == (again, asked)  # every answer kept
 
