@@ -296,19 +296,28 @@ class TestTextRendering:
         assert b"caf\xe9" in render_git_diff_bytes(txn.changes)
 
 
-@st.composite
-def _span_edits(draw: st.DrawFn) -> tuple[str, str, tuple[LineSpan, ...]]:
-    """A file of up to 120 lines edited in a few random places, and the engine-style log."""
-    pool = st.sampled_from(["a", "b", "", " x", "é", "a\r", "}"])
-    old = draw(st.lists(pool, max_size=120))
+def _edited_lines(
+    draw: st.DrawFn, lines: list[str], added: list[str], size: int
+) -> tuple[list[str], list[str], SpanLog]:
+    """Up to `size` lines, the same edited in a few random places, and the engine-style log."""
+    old = draw(st.lists(st.sampled_from(lines), max_size=size))
     current = list(old)
     log = SpanLog()
     for _ in range(draw(st.integers(1, 5))):
         start = draw(st.integers(0, len(current)))
         stop = draw(st.integers(start, min(start + 3, len(current))))
-        added = draw(st.lists(st.sampled_from(["new", "a", "", "ü"]), max_size=3))
-        current[start:stop] = added
-        log.edit(start, stop, len(added))
+        new = draw(st.lists(st.sampled_from(added), max_size=3))
+        current[start:stop] = new
+        log.edit(start, stop, len(new))
+    return old, current, log
+
+
+@st.composite
+def _span_edits(draw: st.DrawFn) -> tuple[str, str, tuple[LineSpan, ...] | None]:
+    """A file of up to 120 lines edited in a few random places, and the engine-style log."""
+    old, current, log = _edited_lines(
+        draw, ["a", "b", "", " x", "é", "a\r", "}"], ["new", "a", "", "ü"], 120
+    )
     old_text = "\n".join(old) + ("\n" if old and draw(st.booleans()) else "")
     new_text = "\n".join(current) + ("\n" if current and draw(st.booleans()) else "")
     if draw(st.booleans()):
@@ -372,16 +381,7 @@ class TestSpansReplay:
 @st.composite
 def _ascii_span_edits(draw: st.DrawFn) -> tuple[str, str, tuple[LineSpan, ...]]:
     """ASCII lines edited in a few places, each text ending in a newline or not."""
-    pool = st.sampled_from(["a", "b", "", " x", "a\r", "}"])
-    old = draw(st.lists(pool, max_size=60))
-    current = list(old)
-    log = SpanLog()
-    for _ in range(draw(st.integers(1, 5))):
-        start = draw(st.integers(0, len(current)))
-        stop = draw(st.integers(start, min(start + 3, len(current))))
-        added = draw(st.lists(st.sampled_from(["new", "a", ""]), max_size=3))
-        current[start:stop] = added
-        log.edit(start, stop, len(added))
+    old, current, log = _edited_lines(draw, ["a", "b", "", " x", "a\r", "}"], ["new", "a", ""], 60)
     old_text = "".join(f"{line}\n" for line in old)
     new_text = "".join(f"{line}\n" for line in current)
     if draw(st.booleans()):
