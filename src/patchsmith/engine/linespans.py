@@ -9,7 +9,8 @@ never split into lines), so the answer is a valid edit script whatever the spans
 or `None` when they do not fit the texts: the caller then aligns the whole texts.
 
 `LineIndex` finds the start of a line in a text without splitting it: it counts
-newlines in C (`str.count`) over long strides and remembers the lines it found.
+newlines in C (`str.count`) over long strides and remembers the lines it found; asked
+for lines all over the text (thousands of hunks), it lists every line's start at once.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -137,18 +138,15 @@ class _Run:
     failures: list[PatchFailure] = field(default_factory=list)
     modes_in_place: list[str] = field(default_factory=list)
     warnings: list[ApplyWarning] = field(default_factory=list)
-    disk_files: list[str] | None = None
-    """The workspace's files (`_text_files`), listed on first need: nothing is written
-    while a patch is staged, so one listing serves every missing path and path guess."""
 
     def fail(self, failure: PatchFailure) -> None:
         self.failures.append(failure)
 
-    def files_on_disk(self) -> list[str]:
-        """Every regular file of the workspace (`_text_files`), listed once per run."""
-        if self.disk_files is None:
-            self.disk_files = list(_text_files(self.workspace.root))
-        return self.disk_files
+    @cached_property
+    def disk_files(self) -> list[str]:
+        """The workspace's files (`_text_files`), listed on first need: nothing is written
+        while a patch is staged, so one listing serves every missing path and path guess."""
+        return list(_text_files(self.workspace.root))
 
 
 def stage_script(
@@ -366,7 +364,7 @@ def _open(run: _Run, path: str, *, must_exist: bool) -> _File | None:
     elif must_exist:
         from patchsmith.runtime.excerpts import nearest_paths
 
-        near = nearest_paths(run.files_on_disk(), resolved)
+        near = nearest_paths(run.disk_files, resolved)
         hint = (
             "Check the path (list the directory first), or create the file "
             "with a /dev/null diff or '*** Add File:'."
@@ -1162,7 +1160,7 @@ def _guess_file(run: _Run, ops: Sequence[EditOp]) -> str | None:
     tried in full); when a bound is hit the edit is refused, since the file left
     out might have been a second fit.
     """
-    candidates = run.files_on_disk()
+    candidates = run.disk_files
     if _TOO_MANY in candidates:
         _guess_refused(run, f"the workspace has more than {_GUESS_MAX_FILES} files")
         return None
