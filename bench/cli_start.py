@@ -17,6 +17,11 @@ PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start. The
 `--importtime` adds one `python -X importtime` run of `apply --check`: the self time of the
 imports grouped by package, and which heavy dependencies were loaded at all.
 
+Two floor rows show what no `apply --check` can go under while its records are dataclasses
+(`bench/startfloor.py`): a process that imports the standard-library modules a check loads
+and nothing else, and one that also builds a dataclass of the same shape as each of the
+check's (same options, same fields), with none of patchsmith's own code.
+
 `--against DIR` adds a before/after pair in the same rotation: `python -m patchsmith apply
 --check` with the package of another checkout (`DIR/src`, e.g. a `git worktree` of main, or
 `git archive main src | tar -x -C DIR`) and with this one, both byte-compiled.
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import datetime
+import json
 import os
 import platform
 import re
@@ -59,6 +65,9 @@ HEAVY = (
 )
 """Dependencies a cold start should load only when the command uses them."""
 
+FLOOR_STDLIB = "floor: the standard library a check loads"
+FLOOR_CLASSES = "floor: that, and its dataclasses built again"
+
 Command = tuple[str, list[str], Path | None, dict[str, str] | None]
 """Name, argv, working directory, environment (`None`: this process's)."""
 
@@ -86,10 +95,33 @@ def prepare(scratch: Path) -> tuple[Path, Path]:
     return workspace, patch
 
 
-def commands(workspace: Path, patch: Path, against: Path | None = None) -> list[Command]:
+def check_args(workspace: Path) -> list[str]:
+    """`patchsmith`'s arguments for the timed check of the example."""
+    return ["apply", str(EXAMPLE / "model-reply.md"), "-C", str(workspace), "--check"]
+
+
+_FLOOR = [
+    sys.executable,
+    "-c",
+    # through an import, so the module's bytecode is cached as the package's is
+    f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import startfloor as f; "
+    "f.probe(sys.argv[2], sys.argv[3:]) if sys.argv[1] == 'probe' "
+    "else f.floor(sys.argv[2], '--dataclasses' in sys.argv[3:])",
+]
+
+
+def probe_floor(scratch: Path, workspace: Path) -> tuple[Path, int]:
+    """What a check loads (`bench/startfloor.py`), and how many dataclasses that is."""
+    spec = scratch / "floor.spec"
+    run_once([*_FLOOR, "probe", str(spec), *check_args(workspace)], None)
+    return spec, len(json.loads(spec.read_text(encoding="utf-8").split("\n", 1)[1]))
+
+
+def commands(
+    workspace: Path, patch: Path, against: Path | None = None, floor: Path | None = None
+) -> list[Command]:
     cli = patchsmith_command()
-    reply = str(EXAMPLE / "model-reply.md")
-    args = ["apply", reply, "-C", str(workspace), "--check"]
+    args = check_args(workspace)
     check = [*cli, *args]
     table: list[Command] = [
         ("python -c pass", [sys.executable, "-c", "pass"], None, None),
@@ -104,6 +136,9 @@ def commands(workspace: Path, patch: Path, against: Path | None = None) -> list[
         ("patchsmith apply --check --no-record", [*check, "--no-record"], None, None),
         ("patchsmith apply --check --json", [*check, "--json"], None, None),
     ]
+    if floor is not None:
+        table.append((FLOOR_STDLIB, [*_FLOOR, "floor", str(floor)], None, None))
+        table.append((FLOOR_CLASSES, [*_FLOOR, "floor", str(floor), "--dataclasses"], None, None))
     if against is not None:
         module = [sys.executable, "-m", "patchsmith", *args]
         before = {**os.environ, "PYTHONPATH": str(against / "src")}
@@ -193,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="cli-start-"))
     try:
         workspace, patch = prepare(scratch)
-        table = commands(workspace, patch, args.against)
+        spec, classes = probe_floor(scratch, workspace)
+        table = commands(workspace, patch, args.against, spec)
         load_before = os.getloadavg()[0]
         times = time_commands(table, args.runs)
         load_after = os.getloadavg()[0]
@@ -215,6 +251,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"| {name} | {median:.1f} | {percentile(walls, 0.9):.1f} "
                 f"| {statistics.median(cpus):.1f} | {median / floor:.1f} |"
             )
+        check_cpu = statistics.median(times["patchsmith apply --check"][1])
+        pass_cpu = statistics.median(times["python -c pass"][1])
+        floor_cpu = statistics.median(times[FLOOR_CLASSES][1])
+        print(
+            f"\nIn CPU time: `apply --check` {check_cpu / pass_cpu:.1f}× `python -c pass`; "
+            f"the floor with the check's {classes} dataclasses {floor_cpu / pass_cpu:.1f}×, "
+            f"which leaves {check_cpu - floor_cpu:.1f} ms for all of patchsmith's own code."
+        )
         if args.importtime:
             check = next(argv for name, argv, *_ in table if name == "patchsmith apply --check")
             groups, loaded, total = import_profile(check)
