@@ -48,6 +48,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import startfloor  # noqa: E402
+
 EXAMPLE = ROOT / "examples" / "greeting"
 HEAVY = (
     "pydantic",
@@ -104,9 +108,8 @@ _FLOOR = [
     sys.executable,
     "-c",
     # through an import, so the module's bytecode is cached as the package's is
-    f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import startfloor as f; "
-    "f.probe(sys.argv[2], sys.argv[3:]) if sys.argv[1] == 'probe' "
-    "else f.floor(sys.argv[2], '--dataclasses' in sys.argv[3:])",
+    f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+    "import startfloor; startfloor.main(sys.argv[1:])",
 ]
 
 
@@ -114,7 +117,7 @@ def probe_floor(scratch: Path, workspace: Path) -> tuple[Path, int]:
     """What a check loads (`bench/startfloor.py`), and how many dataclasses that is."""
     spec = scratch / "floor.spec"
     run_once([*_FLOOR, "probe", str(spec), *check_args(workspace)], None)
-    return spec, len(json.loads(spec.read_text(encoding="utf-8").split("\n", 1)[1]))
+    return spec, len(json.loads(startfloor.read_spec(str(spec))[1]))
 
 
 def commands(

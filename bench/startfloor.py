@@ -121,12 +121,17 @@ def build(shape: dict[str, Any]) -> type:
     )
 
 
+def read_spec(spec: str) -> tuple[list[str], str]:
+    """A probe's standard-library modules, and its dataclasses' shapes as JSON text (read
+    with no import, so that the floor loads nothing the check did not)."""
+    with open(spec, encoding="utf-8") as file:
+        return file.readline().split(), file.read()
+
+
 def floor(spec: str, with_dataclasses: bool) -> int:
     """Import the probed standard-library modules, then build the dataclasses if asked;
     the number of classes built."""
-    with open(spec, encoding="utf-8") as file:
-        modules = file.readline().split()
-        rest = file.read()
+    modules, shapes = read_spec(spec)
     for name in modules:
         try:
             __import__(name)
@@ -136,11 +141,19 @@ def floor(spec: str, with_dataclasses: bool) -> int:
         return 0
     import json  # among the modules above: the check loads it
 
-    return len([build(shape) for shape in json.loads(rest)])
+    built = json.loads(shapes)
+    for shape in built:
+        build(shape)
+    return len(built)
+
+
+def main(argv: list[str]) -> None:
+    """`probe OUT ARGS...` or `floor SPEC [--dataclasses]`."""
+    if argv[0] == "probe":
+        probe(argv[1], argv[2:])
+    else:
+        floor(argv[1], "--dataclasses" in argv[2:])
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "probe":
-        probe(sys.argv[2], sys.argv[3:])
-    else:
-        floor(sys.argv[2], "--dataclasses" in sys.argv[3:])
+    main(sys.argv[1:])
